@@ -1,0 +1,71 @@
+"""What every agent CLI adapter knows: how to launch the CLI and how to read its screen."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from enum import StrEnum
+
+from swarm_tui.config.layout import ResolvedAgent
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
+def plain(line: str) -> str:
+    """A captured line without escape sequences."""
+    return ANSI.sub("", line)
+
+
+class AgentState(StrEnum):
+    """What the agent is doing, as the sidebar shows it."""
+
+    STARTING = "starting"
+    WORKING = "working"
+    IDLE = "idle"
+    NEEDS_PERMISSION = "needs-permission"
+    EXITED = "exited"
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One reading of a screen by an adapter.
+
+    `state` is None when the screen alone cannot tell (the tracker then uses quiet time);
+    `draft` is the input box's text, None when no input box is visible.
+    """
+
+    state: AgentState | None
+    draft: str | None = None
+    question: str = ""
+    context_left: int | None = None
+
+
+class Adapter:
+    """Base adapter; subclasses set the class attributes and override `read` / `launch`."""
+
+    name = "base"
+    submit_delay = 0.15  # seconds between the text and its Enter
+    idle_quiet = 1.5  # seconds without output before a turn counts as finished
+    verify_timeout = 2.0  # seconds to see the input box empty after Enter
+    clear_draft_keys: tuple[str, ...] = ("C-u",)
+
+    def launch(self, agent: ResolvedAgent) -> str:
+        """The shell command line that starts the CLI in the agent's window."""
+        raise NotImplementedError
+
+    def read(self, lines: list[str]) -> Reading:
+        """Read the state from the screen's plain lines (no escape sequences)."""
+        return Reading(None)
+
+    def submitted(self, before: list[str], after: list[str], text: str) -> bool | None:
+        """Whether the text left the input box; None when this CLI's screen cannot tell."""
+        draft = self.read(after).draft
+        if draft is None:
+            return None
+        return draft.strip() == ""
+
+
+def python_module(module: str, *args: str) -> str:
+    return shlex.join([sys.executable, "-m", module, *args])

@@ -1,0 +1,18 @@
+"""Any command: state from output and quiet time alone, since its screen has no known form."""
+
+from __future__ import annotations
+
+from swarm_tui.agents.base import Adapter, Reading
+from swarm_tui.config.layout import ResolvedAgent
+
+
+class GenericAdapter(Adapter):
+    name = "generic"
+    submit_delay = 0.1
+    idle_quiet = 2.0
+
+    def launch(self, agent: ResolvedAgent) -> str:
+        return agent.command
+
+    def read(self, lines: list[str]) -> Reading:
+        return Reading(None)

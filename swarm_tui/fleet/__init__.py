@@ -1,0 +1,1 @@
+"""The engine, free of any UI: agents, state, injection queue, messages, journal, socket."""

@@ -1,0 +1,63 @@
+"""One agent of the running fleet: its spec, its pane, its screen and its state."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from swarm_tui.agents.base import Adapter, AgentState, plain
+from swarm_tui.config.layout import ResolvedAgent
+from swarm_tui.fleet.store import Message
+from swarm_tui.fleet.tracker import StateTracker
+
+
+@dataclass(eq=False)
+class Agent:
+    spec: ResolvedAgent
+    adapter: Adapter
+    token: str
+    focus: str
+    tracker: StateTracker
+    window: str = ""
+    pane: str = ""
+    screen: list[str] = field(default_factory=list)  # last capture, with escape sequences
+    dirty: bool = True
+    paused: bool = False
+    last_capture: float = 0.0
+    last_output_wall: float = field(default_factory=time.time)
+    inbox: asyncio.Queue[Message] = field(default_factory=asyncio.Queue)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    pending: int = 0  # messages queued or being delivered
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def role(self) -> str:
+        return self.spec.role
+
+    @property
+    def state(self) -> AgentState:
+        return self.tracker.state
+
+    def plain_screen(self) -> list[str]:
+        return [plain(line) for line in self.screen]
+
+    def summary(self) -> dict[str, object]:
+        """What `swarm ls --json` shows of this agent."""
+        r = self.tracker.reading
+        return {
+            "name": self.name,
+            "role": self.role,
+            "cli": self.spec.cli,
+            "model": self.spec.model,
+            "state": self.state.value,
+            "focus": self.focus,
+            "question": r.question,
+            "context_left": r.context_left,
+            "last_output": self.last_output_wall,
+            "queued": self.pending,
+            "window": self.window,
+        }

@@ -1,0 +1,36 @@
+"""What the engine tells whoever watches it (the UI, the headless logger): plain callbacks."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.store import Message
+
+
+class FleetListener(Protocol):
+    def agent_changed(self, agent: Agent) -> None:
+        """State, focus, reading or queue length changed."""
+
+    def screen_changed(self, agent: Agent) -> None:
+        """A new capture of a visible agent's screen is in `agent.screen`."""
+
+    def message_changed(self, message: Message) -> None:
+        """A message was queued or its delivery status changed."""
+
+    def host_changed(self, connected: bool, detail: str) -> None:
+        """The tmux server link went down or came back."""
+
+
+class NullListener:
+    def agent_changed(self, agent: Agent) -> None:
+        pass
+
+    def screen_changed(self, agent: Agent) -> None:
+        pass
+
+    def message_changed(self, message: Message) -> None:
+        pass
+
+    def host_changed(self, connected: bool, detail: str) -> None:
+        pass

@@ -1,0 +1,35 @@
+"""A listener that logs the fleet's changes as lines, for `swarm up --headless`."""
+
+from __future__ import annotations
+
+import time
+from typing import TextIO
+
+from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.store import Message
+
+
+class LogListener:
+    def __init__(self, out: TextIO):
+        self.out = out
+        self._last: dict[str, str] = {}
+
+    def _line(self, text: str) -> None:
+        self.out.write(f"{time.strftime('%H:%M:%S')} {text}\n")
+        self.out.flush()
+
+    def agent_changed(self, agent: Agent) -> None:
+        if self._last.get(agent.name) != agent.state.value:
+            self._last[agent.name] = agent.state.value
+            extra = f": {agent.tracker.reading.question}" if agent.tracker.reading.question else ""
+            self._line(f"{agent.name} {agent.state.value}{extra}")
+
+    def screen_changed(self, agent: Agent) -> None:
+        pass
+
+    def message_changed(self, message: Message) -> None:
+        self._line(f"message #{message.id} {message.sender} → {message.recipient}: "
+                   f"{message.status}")
+
+    def host_changed(self, connected: bool, detail: str) -> None:
+        self._line(f"tmux server {'connected' if connected else 'lost'}: {detail}")

@@ -1,0 +1,146 @@
+"""The fleet's Unix socket: how `swarm send`, `ls`, `focus` reach the running swarm.
+
+One JSON object per line each way. Requests are validated; a sender is who its token says it
+is, never what it claims. The socket is 0600 in a 0700 directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from swarm_tui.errors import SwarmError
+from swarm_tui.fleet.engine import Fleet
+from swarm_tui.fleet.store import OPEN
+
+MAX_REQUEST = 4 * 1024 * 1024
+
+
+class _Req(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    token: str | None = None
+
+
+class Ping(_Req):
+    op: Literal["ping"]
+
+
+class Ls(_Req):
+    op: Literal["ls"]
+
+
+class Send(_Req):
+    op: Literal["send"]
+    to: list[str] = Field(default_factory=list)
+    all: bool = False
+    role: str | None = None
+    text: str
+    wait: float = Field(0.0, ge=0, le=600)
+
+
+class Focus(_Req):
+    op: Literal["focus"]
+    agent: str | None = None  # None: the sender itself
+    label: str
+
+
+class Messages(_Req):
+    op: Literal["messages"]
+    limit: int = Field(50, ge=1, le=10000)
+
+
+Request = Annotated[Ping | Ls | Send | Focus | Messages, Field(discriminator="op")]
+_requests: TypeAdapter[Ping | Ls | Send | Focus | Messages] = TypeAdapter(Request)
+
+
+class FleetServer:
+    def __init__(self, fleet: Fleet, path: Path):
+        self.fleet = fleet
+        self.path = path
+        self._server: asyncio.AbstractServer | None = None
+
+    async def start(self) -> None:
+        if self.path.exists():
+            self.path.unlink()
+        old = os.umask(0o177)
+        try:
+            self._server = await asyncio.start_unix_server(
+                self._client, path=str(self.path), limit=MAX_REQUEST)
+        finally:
+            os.umask(old)
+        os.chmod(self.path, 0o600)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            line = await reader.readline()
+            try:
+                reply = await self.handle(json.loads(line))
+            except SwarmError as exc:
+                reply = {"ok": False, "error": str(exc)}
+            except (ValueError, ValidationError) as exc:
+                reply = {"ok": False, "error": f"bad request: {str(exc).splitlines()[0]}"}
+            writer.write(json.dumps(reply).encode() + b"\n")
+            await writer.drain()
+        except (OSError, asyncio.LimitOverrunError, ValueError):
+            pass
+        finally:
+            writer.close()
+
+    async def handle(self, data: Any) -> dict[str, Any]:
+        req = _requests.validate_python(data)
+        fleet = self.fleet
+        sender = fleet.sender_for_token(req.token)
+        if isinstance(req, Ping):
+            return {"ok": True, "fleet": fleet.name, "pid": os.getpid(), "you": sender}
+        if isinstance(req, Ls):
+            return {"ok": True, "fleet": fleet.name,
+                    "agents": [a.summary() for a in fleet.agents.values()]}
+        if isinstance(req, Send):
+            if req.all or req.role:
+                targets = [a.name for a in fleet.resolve([], req.all, req.role, exclude=sender)]
+            elif req.to:
+                targets = req.to
+            else:
+                raise SwarmError("no recipient: name an agent, or use --all or --role ROLE")
+            messages = fleet.send(targets, req.text, sender=sender)
+            ids = [m.id for m in messages]
+            if req.wait:
+                await self._wait_delivered(ids, req.wait)
+            rows = [fleet.store.message(i) for i in ids]
+            return {"ok": True, "from": sender, "messages": [
+                {"id": m.id, "to": m.recipient, "status": m.status, "detail": m.detail}
+                for m in rows if m is not None]}
+        if isinstance(req, Focus):
+            name = req.agent or (sender if sender != "human" else None)
+            if name is None:
+                raise SwarmError("focus: name the agent (or run it from an agent's pane)")
+            agent = fleet.set_focus(name, req.label, by=sender)
+            return {"ok": True, "agent": agent.name, "focus": agent.focus}
+        assert isinstance(req, Messages)
+        return {"ok": True, "messages": [asdict(m) for m in fleet.store.messages(req.limit)],
+                "graph": fleet.store.talk_graph()}
+
+    async def _wait_delivered(self, ids: list[int], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            rows = [self.fleet.store.message(i) for i in ids]
+            if all(r is not None and r.status not in OPEN for r in rows):
+                return
+            await asyncio.sleep(0.05)
+

@@ -1,0 +1,80 @@
+"""An agent's state from its screen readings, its output times and its pane's life.
+
+A state must hold for a moment before it is shown, so one redraw never makes it flicker;
+idle needs the adapter's quiet time. The clock is passed in, so tests control time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from swarm_tui.agents.base import Adapter, AgentState, Reading
+
+SETTLE = 0.3  # seconds a non-idle state must hold before it is shown
+
+
+@dataclass
+class StateTracker:
+    adapter: Adapter
+    started: float
+    state: AgentState = AgentState.STARTING
+    since: float = 0.0
+    reading: Reading = field(default_factory=lambda: Reading(None))
+    last_output: float = 0.0
+    dead: bool = False
+    _candidate: AgentState | None = None
+    _candidate_since: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.since = self.started
+        self.last_output = self.started
+
+    def output(self, now: float) -> None:
+        self.last_output = now
+
+    def screen(self, reading: Reading) -> None:
+        self.reading = reading
+
+    def pane_died(self, dead: bool) -> None:
+        self.dead = dead
+
+    def _wanted(self, now: float) -> AgentState:
+        if self.dead:
+            return AgentState.EXITED
+        seen = self.reading.state
+        quiet = now - self.last_output >= self.adapter.idle_quiet
+        if seen is None:  # the screen cannot tell: output means work, quiet means idle
+            if quiet:
+                return AgentState.IDLE
+            return AgentState.STARTING if self.state is AgentState.STARTING else AgentState.WORKING
+        return seen
+
+    def evaluate(self, now: float) -> bool:
+        """Commit the wanted state once it has held long enough; True if the state changed."""
+        wanted = self._wanted(now)
+        if wanted is self.state:
+            self._candidate = None
+            return False
+        if wanted is not self._candidate:
+            self._candidate, self._candidate_since = wanted, now
+        hold = self.adapter.idle_quiet if wanted is AgentState.IDLE else SETTLE
+        if wanted is AgentState.EXITED or now - self._candidate_since >= hold:
+            self.state, self.since, self._candidate = wanted, now, None
+            return True
+        return False
+
+    def next_deadline(self) -> float | None:
+        """When `evaluate` may next change something without new input, if ever."""
+        if self._candidate is not None:
+            hold = self.adapter.idle_quiet if self._candidate is AgentState.IDLE else SETTLE
+            return self._candidate_since + hold
+        if self.reading.state is None and self.state is not AgentState.IDLE and not self.dead:
+            return self.last_output + self.adapter.idle_quiet
+        return None
+
+    @property
+    def ready(self) -> bool:
+        """Input box ready for a message: idle, and (where the screen shows one) a box."""
+        if self.state is not AgentState.IDLE:
+            return False
+        return self.reading.state is None or self.reading.draft is not None

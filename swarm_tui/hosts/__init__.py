@@ -1,0 +1,1 @@
+"""A Host is one machine running one tmux server for the fleet."""

@@ -1,0 +1,123 @@
+"""The local machine's tmux server, reached with subprocesses and one control-mode client."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from swarm_tui.errors import TmuxError
+from swarm_tui.tmux.client import MIN_TMUX, ControlClient, parse_version
+from swarm_tui.tmux.protocol import Event
+
+CONF = Path(__file__).resolve().parent.parent / "tmux" / "swarm.conf"
+
+
+def check_tmux(tmux: str = "tmux") -> tuple[int, int]:
+    """Return tmux's version or raise one clear line saying what to install."""
+    path = shutil.which(tmux)
+    if path is None:
+        raise TmuxError(
+            f"{tmux!r} not found on PATH: install tmux {MIN_TMUX[0]}.{MIN_TMUX[1]} or newer "
+            "(e.g. `apt install tmux` or `brew install tmux`)"
+        )
+    try:
+        out = subprocess.run([path, "-V"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise TmuxError(f"cannot run {path}: {exc}") from None
+    version = parse_version(out)
+    if version < MIN_TMUX:
+        raise TmuxError(
+            f"{path} is {out.strip()}; swarm needs tmux {MIN_TMUX[0]}.{MIN_TMUX[1]} or newer "
+            "(control-mode pause-after and subscriptions)"
+        )
+    return version
+
+
+class _ProcWriter:
+    def __init__(self, proc: asyncio.subprocess.Process):
+        assert proc.stdin is not None
+        self._stdin = proc.stdin
+        self._proc = proc
+
+    def write(self, data: bytes) -> None:
+        self._stdin.write(data)
+
+    async def drain(self) -> None:
+        await self._stdin.drain()
+
+    def close(self) -> None:
+        if self._proc.returncode is None:
+            self._stdin.close()
+
+
+class LocalHost:
+    """This machine: a private tmux server (own socket, own config) holding one session."""
+
+    name = "local"
+
+    def __init__(self, socket_name: str, session: str, tmux: str = "tmux"):
+        self.socket_name = socket_name
+        self.session = session
+        self.tmux = tmux
+        self._proc: asyncio.subprocess.Process | None = None
+
+    def argv(self, *args: str) -> list[str]:
+        return [self.tmux, "-L", self.socket_name, "-f", str(CONF), *args]
+
+    async def run(self, *args: str, stdin: bytes | None = None) -> tuple[int, str]:
+        """A one-off tmux command (setup and teardown only, never per refresh)."""
+        proc = await asyncio.create_subprocess_exec(
+            *self.argv(*args),
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        out, _ = await proc.communicate(stdin)
+        return proc.returncode or 0, out.decode("utf-8", "replace")
+
+    async def session_exists(self) -> bool:
+        rc, _ = await self.run("has-session", "-t", f"={self.session}")
+        return rc == 0
+
+    async def ensure_session(self, cwd: str) -> bool:
+        """Create the fleet's session if needed; return True if it already existed."""
+        if await self.session_exists():
+            return True
+        rc, out = await self.run(
+            "new-session", "-d", "-s", self.session, "-n", "_swarm", "-x", "120", "-y", "40",
+            "-c", cwd, "sleep 2147483647",
+        )
+        if rc != 0 and not await self.session_exists():
+            raise TmuxError(f"cannot start tmux session {self.session!r}: {out.strip()}")
+        return False
+
+    async def open_control(self, on_event: Callable[[Event], None]) -> ControlClient:
+        self._proc = await asyncio.create_subprocess_exec(
+            *self.argv("-C", "attach-session", "-t", f"={self.session}",
+                       "-f", "pause-after=5,ignore-size"),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        assert self._proc.stdout is not None
+        client = ControlClient(self._proc.stdout, _ProcWriter(self._proc), on_event)
+        await client.start()
+        return client
+
+    async def close(self) -> None:
+        if self._proc and self._proc.returncode is None:
+            try:
+                await asyncio.wait_for(self._proc.wait(), 2)
+            except TimeoutError:
+                self._proc.kill()
+                await self._proc.wait()
+
+    def attach_argv(self, window: str) -> list[str]:
+        """The command that hands the user's terminal to one agent's window."""
+        return [self.tmux, "-L", self.socket_name, "attach-session", "-t", window]
+
+    async def kill_server(self) -> None:
+        await self.run("kill-server")

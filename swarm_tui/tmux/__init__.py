@@ -1,0 +1,1 @@
+"""tmux control mode: protocol parser, command client, safe command builders. No SSH here."""

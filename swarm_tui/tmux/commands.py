@@ -1,0 +1,49 @@
+"""Build tmux command lines for the control channel without ever trusting the text.
+
+Control-mode lines go through tmux's own command parser, not a shell. Arguments that are not
+plain tokens are double-quoted with every risky byte written as an octal escape, so newlines,
+`;`, `$`, `#{`, quotes and leading `-` all arrive as written.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PLAIN = re.compile(r"^[A-Za-z0-9_%@=./,+:][A-Za-z0-9_%@=./,+:-]*$")
+_SAFE_BYTES = frozenset(
+    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-.,:/=+@%()[]!?*&^'<>|`"
+)
+
+
+def quote(arg: str) -> str:
+    """One tmux command-line argument holding exactly `arg`."""
+    if arg and _PLAIN.match(arg):
+        return arg
+    out = []
+    for b in arg.encode("utf-8"):
+        out.append(chr(b) if b in _SAFE_BYTES else f"\\{b:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def line(*args: str) -> str:
+    """A whole command line: the command name then quoted arguments."""
+    return " ".join(quote(a) for a in args)
+
+
+# Control characters that must never reach an agent as keys: every C0 byte and DEL except
+# tab and newline (an ESC would end a bracketed paste early or arrive as a key sequence).
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def sanitize(text: str) -> str:
+    """Message text as it may be typed into an agent: CRLF to LF, C0 controls removed."""
+    return _CONTROLS.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def send_keys_hex(target: str, data: bytes, chunk: int = 512) -> list[str]:
+    """`send-keys -H` lines that type `data` byte for byte (no key-name lookup at all)."""
+    lines = []
+    for i in range(0, len(data), chunk):
+        part = data[i : i + chunk]
+        lines.append(f"send-keys -t {quote(target)} -H " + " ".join(f"{b:02x}" for b in part))
+    return lines
