@@ -143,7 +143,9 @@ async def _run_fleet(loaded: Any, store: Any, headless: bool) -> int:
         else:
             from swarm_tui.ui.app import SwarmApp
 
-            await SwarmApp(fleet).run_async()
+            note = await SwarmApp(fleet).run_async()
+            if note:
+                print(f"swarm: {note}")
     finally:
         await server.stop()
         await fleet.stop()

@@ -117,7 +117,8 @@ class LocalHost:
 
     def attach_argv(self, window: str) -> list[str]:
         """The command that hands the user's terminal to one agent's window."""
-        return [self.tmux, "-L", self.socket_name, "attach-session", "-t", window]
+        return [self.tmux, "-L", self.socket_name, "select-window", "-t", window, ";",
+                "attach-session", "-t", f"={self.session}"]
 
     async def kill_server(self) -> None:
         await self.run("kill-server")

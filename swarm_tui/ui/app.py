@@ -1,0 +1,324 @@
+"""The fleet view: a sidebar of named agents and a grid of live tiles, driven by keys.
+
+The app composes widgets, binds keys to actions and draws what the engine reports, in
+batches on one timer. Every action is also a command in the palette (ctrl+p).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Container, Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Label
+
+from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.engine import Fleet
+from swarm_tui.ui.bridge import UiBridge
+from swarm_tui.ui.messages import MessagesScreen
+from swarm_tui.ui.prompt import FocusScreen, PromptScreen, Target
+from swarm_tui.ui.sidebar import Sidebar
+from swarm_tui.ui.tiles import AgentTile
+
+MAX_PER_PAGE = 25
+MIN_TILE_W, MIN_TILE_H = 36, 9
+FRAME = 1 / 30  # seconds between batched redraws
+
+
+class SwarmApp(App[str]):
+    CSS_PATH = Path(__file__).with_name("swarm.tcss")
+    TITLE = "swarm"
+
+    BINDINGS = [
+        Binding("left,h", "move(-1, 0)", "Left", show=False, id="left"),
+        Binding("right,l", "move(1, 0)", "Right", show=False, id="right"),
+        Binding("up,k", "move(0, -1)", "Up", show=False, id="up"),
+        Binding("down,j", "move(0, 1)", "Down", show=False, id="down"),
+        Binding("pagedown,close_bracket", "page(1)", "Next page", id="next_page"),
+        Binding("pageup,open_bracket", "page(-1)", "Prev page", id="prev_page"),
+        Binding("enter,z", "zoom", "Zoom", id="zoom"),
+        Binding("space", "mark", "Mark", id="mark"),
+        Binding("i", "prompt('selection')", "Prompt", id="prompt"),
+        Binding("a", "prompt('all')", "Prompt all", id="prompt_all"),
+        Binding("r", "prompt('role')", "Prompt role", id="prompt_role"),
+        Binding("f", "focus_label", "Focus label", id="focus_label"),
+        Binding("t", "attach", "Attach", id="attach"),
+        Binding("m", "messages", "Messages", id="messages"),
+        Binding("question_mark", "help", "Help", id="help"),
+        Binding("q", "quit_ui", "Quit", id="quit"),
+    ]
+
+    def __init__(self, fleet: Fleet) -> None:
+        super().__init__()
+        self.fleet = fleet
+        self.bridge = UiBridge()
+        fleet.listener = self.bridge
+        self.order: list[str] = list(fleet.agents)
+        self.selected = 0
+        self.page = 0
+        self.marked: set[str] = set()
+        self.zoomed = False
+        self.cols, self.rows = 1, 1
+        self.host_note = ""
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Sidebar(id="sidebar")
+            with Container(id="main"):
+                with Container(id="grid"):
+                    for _ in range(MAX_PER_PAGE):
+                        yield AgentTile()
+                yield Label("", id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = f"fleet {self.fleet.name}"
+        self.set_interval(FRAME, self._draw_changes)
+        self.set_interval(1.0, self._draw_sidebar)
+        self.call_after_refresh(self._relayout)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._relayout)
+
+    @property
+    def per_page(self) -> int:
+        return 1 if self.zoomed else self.cols * self.rows
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-len(self.order) // self.per_page))
+
+    def _relayout(self) -> None:
+        grid = self.query_one("#grid")
+        width, height = grid.size.width, grid.size.height
+        if not width or not height:
+            return
+        cols = max(1, min(5, width // MIN_TILE_W))
+        rows = max(1, min(5, height // MIN_TILE_H))
+        while cols * rows > MAX_PER_PAGE:
+            rows -= 1
+        n = len(self.order)
+        # no empty rows on a fleet smaller than a page
+        while rows > 1 and cols * (rows - 1) >= n:
+            rows -= 1
+        while cols > 1 and (cols - 1) * rows >= n:
+            cols -= 1
+        self.cols, self.rows = cols, rows
+        self._show_page()
+
+    def _page_agents(self) -> list[Agent]:
+        if self.zoomed:
+            return [self.fleet.agents[self.order[self.selected]]]
+        start = self.page * self.per_page
+        return [self.fleet.agents[n] for n in self.order[start : start + self.per_page]]
+
+    def _show_page(self) -> None:
+        grid = self.query_one("#grid")
+        cols, rows = (1, 1) if self.zoomed else (self.cols, self.rows)
+        grid.styles.grid_size_columns = cols
+        grid.styles.grid_size_rows = rows
+        agents = self._page_agents()
+        for i, tile in enumerate(self.query(AgentTile)):
+            tile.show(agents[i] if i < len(agents) else None)
+        self._draw_states()
+        self.fleet.set_visible({a.name for a in agents})
+        self._draw_sidebar()
+        self.call_after_refresh(self._redraw_tiles)
+
+    def _redraw_tiles(self) -> None:
+        for tile in self.query(AgentTile):
+            if tile.agent is not None:
+                tile.update_screen()
+
+    # ------------------------------------------------------------------ drawing
+    def _draw_changes(self) -> None:
+        b = self.bridge
+        if self.fleet.ended.is_set():
+            self.exit(self.fleet.end_reason)
+            return
+        if b.screens:
+            for tile in self.query(AgentTile):
+                if tile.agent is not None and tile.agent.name in b.screens:
+                    tile.update_screen()
+            b.screens.clear()
+        if b.agents or b.messages:
+            b.agents.clear()
+            self._draw_states()
+            self._draw_sidebar()
+        for m in b.messages:
+            if m.status in ("failed", "uncertain"):
+                self.notify(f"message #{m.id} to {m.recipient}: {m.status} — {m.detail}",
+                            severity="error", timeout=10)
+        b.messages.clear()
+        if b.host_note is not None:
+            self.host_note, b.host_note = b.host_note, None
+            self._draw_sidebar()
+
+    def _draw_states(self) -> None:
+        current = self.current_name()
+        for tile in self.query(AgentTile):
+            if tile.agent is not None:
+                name = tile.agent.name
+                tile.update_state(selected=name == current, marked=name in self.marked)
+                tile.set_class(name == current, "-selected")
+                tile.set_class(name in self.marked, "-marked")
+        status = f" page {self.page + 1}/{self.pages} · {len(self.order)} agents"
+        if self.marked:
+            status += f" · {len(self.marked)} marked"
+        if self.zoomed:
+            status += " · zoomed (enter to return)"
+        self.query_one("#status", Label).update(status)
+
+    def _draw_sidebar(self) -> None:
+        visible = {a.name for a in self._page_agents()}
+        self.query_one(Sidebar).show(list(self.fleet.agents.values()), self.current_name(),
+                                     self.marked, visible, self.host_note)
+
+    # ------------------------------------------------------------------ selection
+    def current_name(self) -> str | None:
+        return self.order[self.selected] if self.order else None
+
+    def select(self, index: int) -> None:
+        if not self.order:
+            return
+        self.selected = max(0, min(len(self.order) - 1, index))
+        page = 0 if self.zoomed else self.selected // self.per_page
+        if page != self.page or self.zoomed:
+            self.page = page
+            self._show_page()
+        else:
+            self._draw_states()
+            self._draw_sidebar()
+
+    def action_move(self, dx: int, dy: int) -> None:
+        step = dx + dy * (1 if self.zoomed else self.cols)
+        self.select(self.selected + step)
+
+    def action_page(self, delta: int) -> None:
+        if self.zoomed:
+            self.select(self.selected + delta)
+            return
+        page = (self.page + delta) % self.pages
+        self.select(page * self.per_page)
+
+    def action_zoom(self) -> None:
+        self.zoomed = not self.zoomed
+        self.page = 0 if self.zoomed else self.selected // self.per_page
+        self._show_page()
+
+    def action_mark(self) -> None:
+        name = self.current_name()
+        if name:
+            self.marked ^= {name}
+            self._draw_states()
+            self._draw_sidebar()
+
+    def on_sidebar_picked(self, event: Sidebar.Picked) -> None:
+        self.select(self.order.index(event.name))
+
+    def on_click(self, event: object) -> None:
+        widget = getattr(event, "widget", None)
+        if isinstance(widget, AgentTile) and widget.agent is not None:
+            self.select(self.order.index(widget.agent.name))
+
+    # ------------------------------------------------------------------ prompt
+    def targets(self) -> list[Target]:
+        chosen = [n for n in self.order if n in self.marked] or [self.current_name() or ""]
+        out = [Target(", ".join(chosen), tuple(chosen)),
+               Target(f"all agents ({len(self.order)})", tuple(self.order))]
+        roles = sorted({a.role for a in self.fleet.agents.values()})
+        for role in roles:
+            names = tuple(a.name for a in self.fleet.agents.values() if a.role == role)
+            out.append(Target(f"role {role} ({len(names)})", names))
+        return out
+
+    def action_prompt(self, which: str = "selection") -> None:
+        if not self.order:
+            return
+        start = {"selection": 0, "all": 1, "role": 2}.get(which, 0)
+        targets = self.targets()
+        self.push_screen(PromptScreen(targets, min(start, len(targets) - 1)), self._prompted)
+
+    def _prompted(self, result: tuple[Target, str] | None) -> None:
+        if result is None:
+            return
+        target, text = result
+        try:
+            sent = self.fleet.send(list(target.names), text)
+        except Exception as exc:  # noqa: BLE001 - any refusal is shown, never crashes the UI
+            self.notify(str(exc), severity="error")
+            return
+        self.notify(f"queued for {target.label}" if len(sent) > 1 else
+                    f"queued for {sent[0].recipient}")
+        self.marked.clear()
+        self._draw_states()
+
+    def action_focus_label(self) -> None:
+        name = self.current_name()
+        if name:
+            agent = self.fleet.agents[name]
+            self.push_screen(FocusScreen(name, agent.focus),
+                             lambda label: self._focused(name, label))
+
+    def _focused(self, name: str, label: str | None) -> None:
+        if label is not None:
+            self.fleet.set_focus(name, label)
+            self._draw_states()
+            self._draw_sidebar()
+
+    # ------------------------------------------------------------------ other views
+    def action_attach(self) -> None:
+        name = self.current_name()
+        argv = self.fleet.attach_argv(name) if name else []
+        if not argv:
+            self.notify(f"{name} has no tmux window to attach to", severity="warning")
+            return
+        env = {k: v for k, v in os.environ.items() if k != "TMUX"}  # we may run inside tmux
+        with self.suspend():
+            subprocess.run(argv, env=env)
+        self.fleet.set_visible(set())
+        self._show_page()
+
+    def action_messages(self) -> None:
+        self.push_screen(MessagesScreen(self.fleet.store))
+
+    def action_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def action_quit_ui(self) -> None:
+        self.exit(f"agents of fleet {self.fleet.name!r} keep running: `swarm up` re-attaches, "
+                  "`swarm down` stops them")
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Prompt selected agents", "Inject a message (i)",
+                            lambda: self.action_prompt("selection"))
+        yield SystemCommand("Prompt all agents", "Inject into every agent (a)",
+                            lambda: self.action_prompt("all"))
+        yield SystemCommand("Prompt a role", "Inject into every agent of a role (r)",
+                            lambda: self.action_prompt("role"))
+        yield SystemCommand("Zoom", "Show the selected agent full size (enter)",
+                            self.action_zoom)
+        yield SystemCommand("Mark agent", "Add/remove the selected agent (space)",
+                            self.action_mark)
+        yield SystemCommand("Edit focus label", "Change the selected agent's focus (f)",
+                            self.action_focus_label)
+        yield SystemCommand("Attach to agent", "Full tmux control, C-b d returns (t)",
+                            self.action_attach)
+        yield SystemCommand("Messages", "Who said what to whom (m)", self.action_messages)
+        yield SystemCommand("Next page", "Next page of tiles (pagedown / ])",
+                            lambda: self.action_page(1))
+        yield SystemCommand("Previous page", "Previous page of tiles (pageup / [)",
+                            lambda: self.action_page(-1))
+        for name in self.order:
+            yield SystemCommand(f"Go to {name}", f"Select agent {name}",
+                                lambda n=name: self.select(self.order.index(n)))  # type: ignore[misc]

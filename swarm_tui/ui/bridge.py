@@ -1,0 +1,28 @@
+"""Engine callbacks into the UI: remember what changed; the app's timer draws it in batches."""
+
+from __future__ import annotations
+
+from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.store import Message
+
+
+class UiBridge:
+    """A FleetListener that only records; nothing here touches a widget."""
+
+    def __init__(self) -> None:
+        self.screens: set[str] = set()
+        self.agents: set[str] = set()
+        self.messages: list[Message] = []
+        self.host_note: str | None = None
+
+    def agent_changed(self, agent: Agent) -> None:
+        self.agents.add(agent.name)
+
+    def screen_changed(self, agent: Agent) -> None:
+        self.screens.add(agent.name)
+
+    def message_changed(self, message: Message) -> None:
+        self.messages.append(message)
+
+    def host_changed(self, connected: bool, detail: str) -> None:
+        self.host_note = "" if connected else f"tmux link lost: {detail} — reconnecting"

@@ -1,0 +1,106 @@
+"""Agent tiles: the bottom of each agent's screen, drawn line by line from tmux's capture.
+
+Captured text goes in as Rich `Text.from_ansi`, never as markup (agent output is full of
+`[`). Rendered lines are cached by their raw text: most lines do not change between captures.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
+
+from swarm_tui.agents.base import plain
+from swarm_tui.fleet.agent import Agent
+
+STATE_CLASSES = {
+    "starting": "-starting", "working": "-working", "idle": "-idle",
+    "needs-permission": "-permission", "exited": "-exited",
+}
+STATE_MARKS = {"starting": "◌", "working": "●", "idle": "○", "needs-permission": "?",
+               "exited": "✕"}
+
+
+_CONSOLE = Console(width=10_000, color_system="truecolor", force_terminal=True)
+
+
+@lru_cache(maxsize=8192)
+def _segments(line: str) -> tuple[Segment, ...]:
+    text = Text.from_ansi(line, end="")
+    text.no_wrap = True
+    return tuple(seg for seg in text.render(_CONSOLE) if seg.text != "\n")
+
+
+def line_strip(line: str, width: int) -> Strip:
+    """One captured line as a strip exactly `width` cells wide."""
+    return Strip(_segments(line)).crop_extend(0, width, None)
+
+
+def _blank(line: str) -> bool:
+    return not plain(line).strip()
+
+
+def visible_lines(screen: list[str], height: int) -> list[str]:
+    """The last `height` lines that matter: runs of blank lines squeezed to one, trailing
+    blank lines dropped (full-screen CLIs leave a gap between transcript and input box)."""
+    out: list[str] = []
+    for line in screen:
+        if _blank(line) and (not out or _blank(out[-1])):
+            continue
+        out.append(line)
+    while out and _blank(out[-1]):
+        out.pop()
+    return out[-height:] if height > 0 else []
+
+
+class AgentTile(Widget):
+    """One agent's live screen, with its name and state on the border."""
+
+    DEFAULT_CSS = ""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.agent: Agent | None = None
+        self._lines: list[str] = []
+
+    def show(self, agent: Agent | None) -> None:
+        self.agent = agent
+        self.display = agent is not None
+        self.update_screen()
+        self.update_state()
+
+    def update_screen(self) -> None:
+        agent = self.agent
+        height = self.content_region.height or self.size.height or 10
+        self._lines = visible_lines(agent.screen, height) if agent else []
+        self.refresh(layout=False)
+
+    def update_state(self, selected: bool = False, marked: bool = False) -> None:
+        agent = self.agent
+        if agent is None:
+            return
+        state = agent.state.value
+        for cls in STATE_CLASSES.values():
+            self.set_class(cls == STATE_CLASSES[state], cls)
+        mark = "✓ " if marked else ""
+        queued = f" · {agent.pending} queued" if agent.pending else ""
+        self.border_title = f"{mark}{STATE_MARKS[state]} {agent.name} · {state}{queued}"
+        self.border_subtitle = agent.focus or ""
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_region.width or self.size.width
+        height = self.content_region.height or self.size.height
+        offset = max(0, height - len(self._lines))  # bottom-align: the input box is there
+        i = y - offset
+        if 0 <= i < len(self._lines):
+            return line_strip(self._lines[i], width)
+        return Strip([Segment(" " * width, Style())])
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return container.height
