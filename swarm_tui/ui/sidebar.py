@@ -55,11 +55,13 @@ class Sidebar(Static):
             line.append("▶" if is_sel else ("✓" if agent.name in marked else " "),
                         style="bold cyan")
             line.append(f"{STATE_MARKS[state]} ", style=STATE_STYLES[state])
-            line.append(agent.name, style="bold reverse" if is_sel else
-                        ("bold" if agent.name in visible else ""))
             right = f"{state} {quiet_for(agent.last_output_wall, now)}"
             if agent.pending:
                 right = f"✉{agent.pending} " + right
+            room = max(4, width - len(right) - 4)
+            name = agent.name if len(agent.name) <= room else agent.name[: room - 1] + "…"
+            line.append(name, style="bold reverse" if is_sel else
+                        ("bold" if agent.name in visible else ""))
             pad = max(1, width - line.cell_len - len(right))
             line.append(" " * pad)
             line.append(right, style=STATE_STYLES[state])

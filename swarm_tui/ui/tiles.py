@@ -46,9 +46,9 @@ def _blank(line: str) -> bool:
     return not plain(line).strip()
 
 
-def visible_lines(screen: list[str], height: int) -> list[str]:
-    """The last `height` lines that matter: runs of blank lines squeezed to one, trailing
-    blank lines dropped (full-screen CLIs leave a gap between transcript and input box)."""
+def squeeze(screen: list[str]) -> list[str]:
+    """The lines that matter: runs of blank lines squeezed to one, trailing blank lines
+    dropped (full-screen CLIs leave a gap between transcript and input box)."""
     out: list[str] = []
     for line in screen:
         if _blank(line) and (not out or _blank(out[-1])):
@@ -56,7 +56,7 @@ def visible_lines(screen: list[str], height: int) -> list[str]:
         out.append(line)
     while out and _blank(out[-1]):
         out.pop()
-    return out[-height:] if height > 0 else []
+    return out
 
 
 class AgentTile(Widget):
@@ -76,9 +76,7 @@ class AgentTile(Widget):
         self.update_state()
 
     def update_screen(self) -> None:
-        agent = self.agent
-        height = self.content_region.height or self.size.height or 10
-        self._lines = visible_lines(agent.screen, height) if agent else []
+        self._lines = squeeze(self.agent.screen) if self.agent else []
         self.refresh(layout=False)
 
     def update_state(self, selected: bool = False, marked: bool = False) -> None:
@@ -96,8 +94,8 @@ class AgentTile(Widget):
     def render_line(self, y: int) -> Strip:
         width = self.content_region.width or self.size.width
         height = self.content_region.height or self.size.height
-        offset = max(0, height - len(self._lines))  # bottom-align: the input box is there
-        i = y - offset
+        # bottom-aligned: the input box and the state line are at the bottom
+        i = len(self._lines) - height + y
         if 0 <= i < len(self._lines):
             return line_strip(self._lines[i], width)
         return Strip([Segment(" " * width, Style())])

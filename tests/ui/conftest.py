@@ -1,0 +1,118 @@
+"""Fixtures for the UI tests: a live fleet of fast mock agents, and a still fleet of
+recorded screens for snapshots (no tmux, nothing moves)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from swarm_tui.agents.base import AgentState, Reading
+from swarm_tui.config.layout import load_layout
+from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.engine import Fleet
+from swarm_tui.fleet.store import Store
+from swarm_tui.fleet.tracker import StateTracker
+
+FAST = '["--work", "0.4", "--startup", "0.2", "--permission-rate", "0", ' \
+       '"--give-up-rate", "0", "--quiet-rate", "0"]'
+
+
+def write_layout(tmp: Path, names: list[str], name: str = "ui", roles: dict[str, str] | None = None
+                 ) -> Path:
+    roles = roles or {}
+    parts = [f'name = "{name}"\n[defaults]\ncli = "mock"\n']
+    for n in names:
+        parts.append(
+            f'[[agents]]\nname = "{n}"\nfocus = "focus of {n}"\nrole = "{roles.get(n, "worker")}"\n'
+            f'args = {FAST}\nenv = {{ SWARM_MOCK_LOG = "{tmp / (n + ".log")}" }}\n')
+    path = tmp / f"{name}.toml"
+    path.write_text("\n".join(parts))
+    return path
+
+
+def received(tmp: Path, name: str) -> list[str]:
+    log = tmp / f"{name}.log"
+    if not log.exists():
+        return []
+    return [json.loads(line)["text"] for line in log.read_text().splitlines()]
+
+
+async def until(predicate: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:
+    """Poll a condition with a deadline (the UI and tmux run on their own clocks)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what or predicate}")
+        await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+def swarm_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = Path(tmp_path_factory.mktemp("h"))
+    monkeypatch.setenv("SWARM_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+async def live_fleet(tmp_path: Path, swarm_home: Path) -> AsyncIterator[Fleet]:
+    names = ["Gauss", "Hilbert", "Noether", "Euler"]
+    path = write_layout(tmp_path, names, roles={"Gauss": "planner"})
+    store = Store(swarm_home / "ui.sqlite3")
+    fleet = Fleet(load_layout(path), store)
+    await fleet.start()
+    try:
+        yield fleet
+    finally:
+        await fleet.down()
+        store.close()
+
+
+SCREEN = """\x1b[1m✻ mock-agent 1.0 · mock-1 · {name}\x1b[0m
+
+> {prompt}
+● Reading src/parser.py
+● Editing src/\x1b[32mcache\x1b[0m.py [not markup]
+{busy}
+────────────────────────────────────────
+❯ {draft}
+────────────────────────────────────────
+  {ctx}% context left · ? for shortcuts"""
+
+
+def still_fleet(tmp: Path, count: int = 12) -> Fleet:
+    """A fleet whose agents hold fixed screens and states: no tmux, for snapshots."""
+    names = ["Gauss", "Hilbert", "Noether", "Euler", "Riemann", "Ramanujan", "Lovelace",
+             "Turing", "Kovalevskaya", "Cantor", "Poincaré", "Judge", "Fermat", "Galois",
+             "Abel", "Laplace"][:count]
+    path = write_layout(tmp, names, name="still")
+    store = Store(tmp / "still.sqlite3")
+    fleet = Fleet(load_layout(path), store)
+    states = [AgentState.WORKING, AgentState.IDLE, AgentState.NEEDS_PERMISSION,
+              AgentState.WORKING, AgentState.EXITED, AgentState.STARTING]
+    past = time.time() - 2 * 3600 - 120
+    for spec in fleet.loaded.agents():
+        state = states[spec.index % len(states)]
+        busy = "⠋ Working… (12s · ↓ 1200 tokens · esc to interrupt)" \
+            if state is AgentState.WORKING else ""
+        screen = SCREEN.format(name=spec.name, prompt=f"task for {spec.name}", busy=busy,
+                               draft="", ctx=90 - spec.index).split("\n")
+        tracker = StateTracker(_adapter(), started=0.0)
+        tracker.state = state
+        tracker.reading = Reading(state, "", "run `pytest -q`"
+                                  if state is AgentState.NEEDS_PERMISSION else "", 90)
+        agent = Agent(spec=spec, adapter=_adapter(), token=store.token_for(spec.name),
+                      focus=spec.focus, tracker=tracker, window="@1", pane=f"%{spec.index}",
+                      screen=screen, last_output_wall=past)
+        fleet.agents[spec.name] = agent
+    return fleet
+
+
+def _adapter():  # type: ignore[no-untyped-def]
+    from swarm_tui.agents.mock_adapter import MockAdapter
+
+    return MockAdapter()

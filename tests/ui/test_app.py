@@ -1,0 +1,129 @@
+"""The real app, driven by Pilot, on a real tmux fleet of mock agents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, TextArea
+
+from swarm_tui.fleet.engine import Fleet
+from swarm_tui.ui.app import SwarmApp
+from swarm_tui.ui.prompt import PromptScreen
+from swarm_tui.ui.sidebar import Sidebar
+from swarm_tui.ui.tiles import AgentTile
+from tests.ui.conftest import received, until
+
+
+def shown_tiles(app: SwarmApp) -> list[AgentTile]:
+    return [t for t in app.query(AgentTile) if t.agent is not None and t.display]
+
+
+async def test_tiles_show_each_agents_live_output(live_fleet: Fleet) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        tiles = shown_tiles(app)
+        assert {t.agent.name for t in tiles if t.agent} == set(live_fleet.agents)
+        for tile in tiles:
+            assert tile.agent is not None
+            name = tile.agent.name
+            await until(lambda t=tile, n=name: any(f"· {n}" in ln for ln in t._lines),
+                        what=f"{name}'s screen in its tile")
+        # what the tile draws is the agent's screen, not markup: the line renders as written
+        tile = tiles[0]
+        rendered = "".join(seg.text for y in range(tile.size.height)
+                           for seg in tile.render_line(y))
+        assert "mock-agent 1.0" in rendered
+
+
+async def test_prompt_injects_into_selected_agent(live_fleet: Fleet, tmp_path: Path) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(lambda: live_fleet.agents["Hilbert"].tracker.ready, what="Hilbert ready")
+        await pilot.press("right")  # Gauss -> Hilbert
+        assert app.current_name() == "Hilbert"
+        await pilot.press("i")
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press(*"fix [red]the[/] parser")
+        await pilot.press("ctrl+j")
+        await pilot.press(*"line two")
+        await pilot.press("enter")
+        await until(lambda: received(tmp_path, "Hilbert"), what="Hilbert to receive it")
+        assert received(tmp_path, "Hilbert")[-1] == "fix [red]the[/] parser\nline two"
+        assert received(tmp_path, "Gauss") == []
+
+
+async def test_prompt_to_a_role_and_to_marked_agents(live_fleet: Fleet, tmp_path: Path) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(lambda: all(a.tracker.ready for a in live_fleet.agents.values()),
+                    what="all agents ready")
+        await pilot.press("r")  # starts on the first role: planner (Gauss)
+        assert app.screen.query_one("#prompt-target").render().plain.startswith("To: role planner")
+        await pilot.press(*"plan it", "enter")
+        await until(lambda: received(tmp_path, "Gauss") == ["plan it"], what="planner message")
+        # mark Noether and Euler, then prompt the selection
+        await pilot.press("right", "right", "space", "right", "space", "i")
+        assert "Noether, Euler" in app.screen.query_one("#prompt-target").render().plain
+        await pilot.press(*"both of you", "enter")
+        await until(lambda: received(tmp_path, "Euler") == ["both of you"], what="Euler")
+        await until(lambda: received(tmp_path, "Noether") == ["both of you"], what="Noether")
+        assert received(tmp_path, "Hilbert") == []
+
+
+async def test_focus_label_edit_shows_in_sidebar_and_is_kept(live_fleet: Fleet) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("f")
+        field = app.screen.query_one(Input)
+        assert field.value == "focus of Gauss"
+        await pilot.press("ctrl+u", *"benchmarks only", "enter")
+        await until(lambda: live_fleet.agents["Gauss"].focus == "benchmarks only")
+        assert live_fleet.store.focus("Gauss") == "benchmarks only"
+        sidebar = app.query_one(Sidebar)
+        assert "benchmarks only" in sidebar.render().plain
+        tile = next(t for t in shown_tiles(app) if t.agent and t.agent.name == "Gauss")
+        assert tile.border_subtitle == "benchmarks only"
+
+
+async def test_zoom_shows_one_agent_full_size(live_fleet: Fleet) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        small = shown_tiles(app)[0].size
+        await pilot.press("down")  # next row (or next tile in a one-row grid)
+        name = app.current_name()
+        await pilot.press("enter")
+        await pilot.pause()
+        tiles = shown_tiles(app)
+        assert [t.agent.name for t in tiles if t.agent] == [name]
+        assert tiles[0].size.width > small.width and tiles[0].size.height > small.height
+        await pilot.press("enter")
+        await pilot.pause()
+        assert len(shown_tiles(app)) == len(live_fleet.agents)
+
+
+async def test_pages_when_the_fleet_does_not_fit(live_fleet: Fleet) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(80, 24)) as pilot:  # room for few tiles
+        await pilot.pause()
+        per_page = app.per_page
+        assert per_page < len(live_fleet.agents)
+        first = {t.agent.name for t in shown_tiles(app) if t.agent}
+        await pilot.press("pagedown")
+        await pilot.pause()
+        second = {t.agent.name for t in shown_tiles(app) if t.agent}
+        assert second and not first & second
+        assert app.current_name() in second
+
+
+async def test_empty_prompt_is_refused_and_sends_nothing(live_fleet: Fleet, tmp_path: Path
+                                                         ) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("i", "space", "enter")
+        assert isinstance(app.screen, PromptScreen)  # still open: nothing to send
+        assert app.screen.query_one(TextArea).text == " "
+        await pilot.press("escape")
+        assert not isinstance(app.screen, PromptScreen)
+        assert [m for m in live_fleet.store.messages() if m.sender == "human"] == []
