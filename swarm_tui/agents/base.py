@@ -50,6 +50,7 @@ class Adapter:
     idle_quiet = 1.5  # seconds without output before a turn counts as finished
     verify_timeout = 2.0  # seconds to see the input box empty after Enter
     clear_draft_keys: tuple[str, ...] = ("C-u",)
+    reads_input_box = False  # True when `read` finds the input box (and so readiness)
 
     def launch(self, agent: ResolvedAgent) -> str:
         """The shell command line that starts the CLI in the agent's window."""

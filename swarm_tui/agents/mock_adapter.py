@@ -18,6 +18,7 @@ class MockAdapter(Adapter):
     name = "mock"
     submit_delay = 0.15
     idle_quiet = 0.8
+    reads_input_box = True
 
     def launch(self, agent: ResolvedAgent) -> str:
         args = ["--name", agent.name, "--seed", str(agent.index + 1)]

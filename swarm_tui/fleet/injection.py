@@ -82,6 +82,7 @@ class Injector:
             except TmuxError as exc:
                 # link lost mid-delivery: whether it was typed is unknown, so do not retype
                 status, detail = UNCERTAIN, str(exc)
+            agent.tracker.typed(time.monotonic())
             self._store.mark(message.id, status, detail)
             agent.pending -= 1
             updated = self._store.message(message.id)

@@ -44,6 +44,8 @@ class StateTracker:
         seen = self.reading.state
         quiet = now - self.last_output >= self.adapter.idle_quiet
         if seen is None:  # the screen cannot tell: output means work, quiet means idle
+            if self.adapter.reads_input_box and self.state is AgentState.STARTING:
+                return AgentState.STARTING  # a blank screen before the CLI draws its box
             if quiet:
                 return AgentState.IDLE
             return AgentState.STARTING if self.state is AgentState.STARTING else AgentState.WORKING
@@ -72,9 +74,18 @@ class StateTracker:
             return self.last_output + self.adapter.idle_quiet
         return None
 
+    def typed(self, now: float) -> None:
+        """A message was just submitted: the agent is busy until its screen says otherwise."""
+        self.last_output = now
+        if self.state is AgentState.IDLE:
+            self.state, self.since, self._candidate = AgentState.WORKING, now, None
+
     @property
     def ready(self) -> bool:
-        """Input box ready for a message: idle, and (where the screen shows one) a box."""
+        """Input box ready for a message: idle, and, where the CLI draws an input box, the
+        latest screen shows it idle (the shown state lags the screen by a moment)."""
         if self.state is not AgentState.IDLE:
             return False
-        return self.reading.state is None or self.reading.draft is not None
+        if self.adapter.reads_input_box:
+            return self.reading.state is AgentState.IDLE and self.reading.draft is not None
+        return True
