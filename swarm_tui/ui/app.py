@@ -78,6 +78,11 @@ class SwarmApp(App[str]):
         yield Footer()
 
     def on_mount(self) -> None:
+        # keep references: while a modal screen is up, app.query() searches that screen
+        self._grid = self.query_one("#grid")
+        self._tiles = list(self.query(AgentTile))
+        self._sidebar = self.query_one(Sidebar)
+        self._status = self.query_one("#status", Label)
         self.sub_title = f"fleet {self.fleet.name}"
         self.set_interval(FRAME, self._draw_changes)
         self.set_interval(1.0, self._draw_sidebar)
@@ -95,7 +100,7 @@ class SwarmApp(App[str]):
         return max(1, -(-len(self.order) // self.per_page))
 
     def _relayout(self) -> None:
-        grid = self.query_one("#grid")
+        grid = self._grid
         width, height = grid.size.width, grid.size.height
         if not width or not height:
             return
@@ -119,12 +124,12 @@ class SwarmApp(App[str]):
         return [self.fleet.agents[n] for n in self.order[start : start + self.per_page]]
 
     def _show_page(self) -> None:
-        grid = self.query_one("#grid")
+        grid = self._grid
         cols, rows = (1, 1) if self.zoomed else (self.cols, self.rows)
         grid.styles.grid_size_columns = cols
         grid.styles.grid_size_rows = rows
         agents = self._page_agents()
-        for i, tile in enumerate(self.query(AgentTile)):
+        for i, tile in enumerate(self._tiles):
             tile.show(agents[i] if i < len(agents) else None)
         self._draw_states()
         self.fleet.set_visible({a.name for a in agents})
@@ -132,7 +137,7 @@ class SwarmApp(App[str]):
         self.call_after_refresh(self._redraw_tiles)
 
     def _redraw_tiles(self) -> None:
-        for tile in self.query(AgentTile):
+        for tile in self._tiles:
             if tile.agent is not None:
                 tile.update_screen()
 
@@ -143,7 +148,7 @@ class SwarmApp(App[str]):
             self.exit(self.fleet.end_reason)
             return
         if b.screens:
-            for tile in self.query(AgentTile):
+            for tile in self._tiles:
                 if tile.agent is not None and tile.agent.name in b.screens:
                     tile.update_screen()
             b.screens.clear()
@@ -162,7 +167,7 @@ class SwarmApp(App[str]):
 
     def _draw_states(self) -> None:
         current = self.current_name()
-        for tile in self.query(AgentTile):
+        for tile in self._tiles:
             if tile.agent is not None:
                 name = tile.agent.name
                 tile.update_state(selected=name == current, marked=name in self.marked)
@@ -173,11 +178,11 @@ class SwarmApp(App[str]):
             status += f" · {len(self.marked)} marked"
         if self.zoomed:
             status += " · zoomed (enter to return)"
-        self.query_one("#status", Label).update(status)
+        self._status.update(status)
 
     def _draw_sidebar(self) -> None:
         visible = {a.name for a in self._page_agents()}
-        self.query_one(Sidebar).show(list(self.fleet.agents.values()), self.current_name(),
+        self._sidebar.show(list(self.fleet.agents.values()), self.current_name(),
                                      self.marked, visible, self.host_note)
 
     # ------------------------------------------------------------------ selection

@@ -124,6 +124,9 @@ async def test_empty_prompt_is_refused_and_sends_nothing(live_fleet: Fleet, tmp_
         await pilot.press("i", "space", "enter")
         assert isinstance(app.screen, PromptScreen)  # still open: nothing to send
         assert app.screen.query_one(TextArea).text == " "
+        # the fleet view keeps drawing underneath an open prompt
+        app._draw_sidebar()
+        app._show_page()
         await pilot.press("escape")
         assert not isinstance(app.screen, PromptScreen)
         assert [m for m in live_fleet.store.messages() if m.sender == "human"] == []
