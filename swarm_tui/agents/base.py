@@ -51,6 +51,7 @@ class Adapter:
     verify_timeout = 2.0  # seconds to see the input box empty after Enter
     clear_draft_keys: tuple[str, ...] = ("C-u",)
     reads_input_box = False  # True when `read` finds the input box (and so readiness)
+    reads_screen = True  # False: `read` learns nothing from the screen, so skip it
 
     def launch(self, agent: ResolvedAgent) -> str:
         """The shell command line that starts the CLI in the agent's window."""

@@ -10,6 +10,7 @@ class GenericAdapter(Adapter):
     name = "generic"
     submit_delay = 0.1
     idle_quiet = 2.0
+    reads_screen = False
 
     def launch(self, agent: ResolvedAgent) -> str:
         return agent.command

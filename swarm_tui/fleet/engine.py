@@ -30,6 +30,7 @@ from swarm_tui.tmux.protocol import Event, Exit, Output, Pause, SubscriptionChan
 
 VISIBLE_INTERVAL = 0.05  # seconds between captures of a tile on screen
 HIDDEN_INTERVAL = 1.0  # seconds between captures of an agent off screen
+COALESCE = 0.008  # seconds to gather a burst of %output before one round of captures
 DEAD_SUB = "swarm-dead"
 
 
@@ -258,7 +259,8 @@ class Fleet:
             if not reply.ok:
                 continue
             agent.screen = [ln.decode("utf-8", "replace") for ln in reply.lines]
-            agent.tracker.screen(agent.adapter.read(agent.plain_screen()))
+            if agent.adapter.reads_screen:
+                agent.tracker.screen(agent.adapter.read(agent.plain_screen()))
             if agent.paused:
                 agent.paused = False
                 continues.append(f"refresh-client -A {quote(agent.pane + ':continue')}")
@@ -266,19 +268,27 @@ class Fleet:
                 self.listener.screen_changed(agent)
         if continues:
             await self.control().send(continues)
-        self._evaluate(now)
+        self._evaluate(now, agents)
 
-    def _evaluate(self, now: float) -> None:
-        for agent in self.agents.values():
+    def _evaluate(self, now: float, agents: list[Agent] | None = None) -> None:
+        for agent in self.agents.values() if agents is None else agents:
             if agent.tracker.evaluate(now):
                 agent.changed.set()
                 self.listener.agent_changed(agent)
 
     async def _refresh_loop(self) -> None:
+        timeout: float | None = None
         while True:
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout)
+            except TimeoutError:
+                pass
+            # let a burst of doorbells ring before reading: one round of captures for all
+            await asyncio.sleep(COALESCE)
             self._wake.clear()
             now = time.monotonic()
             due: list[Agent] = []
+            timed: list[Agent] = []
             deadlines: list[float] = []
             for agent in self.agents.values():
                 if agent.dirty and agent.pane:
@@ -288,19 +298,17 @@ class Fleet:
                     else:
                         deadlines.append(nxt)
                 if (d := agent.tracker.next_deadline()) is not None:
-                    deadlines.append(d)
+                    if d <= now:
+                        timed.append(agent)
+                    else:
+                        deadlines.append(d)
             if due and self.connected:
                 try:
                     await self._refresh(due)
                 except SwarmError:
                     pass  # the link went down; the Exit event says so
-                continue
-            self._evaluate(now)
-            timeout = max(0.0, min(deadlines) - now) + 0.005 if deadlines else None
-            try:
-                await asyncio.wait_for(self._wake.wait(), timeout)
-            except TimeoutError:
-                pass
+            self._evaluate(now, timed)
+            timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 
     # ------------------------------------------------------------------ commands
     def resolve(self, names: list[str], all_agents: bool = False, role: str | None = None,
