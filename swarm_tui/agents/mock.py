@@ -303,10 +303,13 @@ class KeyReader:
                 try:
                     text = chunk.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    if exc.start == 0 and i == len(self.buf):
-                        break  # a split character: wait for the rest
+                    if exc.start == 0:
+                        if exc.reason == "unexpected end of data" and i == len(self.buf):
+                            break  # a split character: wait for the rest
+                        self.buf = self.buf[1:]  # a byte that starts nothing valid: drop it
+                        continue
                     text = chunk[: exc.start].decode("utf-8")
-                    i = exc.start or 1
+                    i = exc.start
                 events.append(("text", text))
                 self.buf = self.buf[i:]
                 continue

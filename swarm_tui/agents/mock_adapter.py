@@ -27,29 +27,35 @@ class MockAdapter(Adapter):
         return python_module("swarm_tui.agents.mock", *args, *agent.args)
 
     def read(self, lines: list[str]) -> Reading:
-        tail = [ln.rstrip() for ln in lines if ln.strip()][-14:]
-        context = None
-        for ln in reversed(tail):
-            m = CONTEXT.search(ln)
-            if m:
-                context = int(m.group(1))
-                break
-        for ln in tail:
-            m = QUESTION.search(ln)
-            if m:
-                return Reading(AgentState.NEEDS_PERMISSION, None, m.group(1), context)
-        if any(STARTING.search(ln) for ln in tail):
-            return Reading(AgentState.STARTING, None, "", context)
-        draft = input_box(tail)
-        if any(BUSY.search(ln) for ln in tail):
-            return Reading(AgentState.WORKING, draft, "", context)
-        if draft is None:
+        # only the CLI's own chrome counts: the transcript may quote any of these words
+        shown = [ln.rstrip() for ln in lines if ln.strip()]
+        if not shown:
+            return Reading(None)
+        m = CONTEXT.search(shown[-1])
+        context = int(m.group(1)) if m else None
+        for ln in shown[-8:]:
+            if ln.startswith("│") and (q := QUESTION.search(ln)):
+                return Reading(AgentState.NEEDS_PERMISSION, None, q.group(1), context)
+        box = _box(shown)
+        if box is None:
             return Reading(None, None, "", context)
+        draft, top = box
+        status = shown[top - 1] if top > 0 else ""
+        if STARTING.search(status):
+            return Reading(AgentState.STARTING, None, "", context)
+        if BUSY.search(status):
+            return Reading(AgentState.WORKING, draft, "", context)
         return Reading(AgentState.IDLE, draft, "", context)
 
 
 def input_box(lines: list[str]) -> str | None:
-    """The text between the last two rules, prompt marks removed; None without a box."""
+    """The input box's text, prompt mark removed; None when the screen shows no box."""
+    box = _box(lines)
+    return box[0] if box else None
+
+
+def _box(lines: list[str]) -> tuple[str, int] | None:
+    """The input box's text and the index of its top rule."""
     rules = [i for i, ln in enumerate(lines) if RULE.match(ln.strip())]
     if len(rules) < 2:
         return None
@@ -58,6 +64,4 @@ def input_box(lines: list[str]) -> str | None:
     if not body or not body[0].lstrip().startswith("❯"):
         return None
     text = [body[0].lstrip()[1:].strip()] + [ln.strip() for ln in body[1:]]
-    return "\n".join(text).strip()
-
-
+    return "\n".join(text).strip(), top

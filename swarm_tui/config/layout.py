@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from swarm_tui.config.hosts import HOST_NAME, LOCAL, HostSpec, expand_range
+from swarm_tui.config.names import POOLS, pool
 from swarm_tui.errors import ConfigError
 
 CliName = Literal["mock", "generic"]
@@ -48,6 +50,8 @@ class AgentSpec(_Strict):
     args: list[str] = Field(default_factory=list, description="Extra arguments for the CLI.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
     cwd: str | None = Field(None, description="Working directory (defaults.cwd if unset).")
+    host: str = Field(LOCAL, description="Which host runs it: 'local' or a key of [hosts].")
+    gpus: str = Field("", description="CUDA_VISIBLE_DEVICES for this agent, e.g. '0' or '2,3'.")
 
     @field_validator("name")
     @classmethod
@@ -67,6 +71,35 @@ class AgentSpec(_Strict):
         return v
 
 
+class GroupSpec(_Strict):
+    """Many agents at once: `per_host` agents on each of `hosts`, named from a pool."""
+
+    hosts: list[str] = Field(description="Host keys (or ranges such as node[01-16]).")
+    per_host: int = Field(ge=1, le=64, description="Agents on each host.")
+    names: str | list[str] = Field(
+        "mathematicians",
+        description="A name pool ('mathematicians', 'nba') or an explicit list of names.")
+    cli: CliName | None = None
+    model: str | None = None
+    role: str | None = None
+    focus: str = ""
+    prompt: str = ""
+    command: str = ""
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    gpus_per_agent: int = Field(
+        0, ge=0, le=64,
+        description="Pin each agent to this many GPUs (CUDA_VISIBLE_DEVICES); 0: no pinning.")
+
+    @field_validator("names")
+    @classmethod
+    def _names(cls, v: str | list[str]) -> str | list[str]:
+        if isinstance(v, str) and v not in POOLS:
+            raise ValueError(f"unknown name pool {v!r} (pools: {', '.join(sorted(POOLS))})")
+        return v
+
+
 class ResolvedAgent(_Strict):
     """An agent with the layout's defaults applied and paths made absolute."""
 
@@ -81,6 +114,8 @@ class ResolvedAgent(_Strict):
     env: dict[str, str]
     cwd: str
     index: int
+    host: str = LOCAL
+    gpus: str = ""
 
 
 class Layout(_Strict):
@@ -89,30 +124,120 @@ class Layout(_Strict):
     name: str = Field("", description="Fleet name (defaults to the file's stem).")
     description: str = Field("", description="One line shown by `swarm layouts`.")
     defaults: AgentDefaults = Field(default_factory=AgentDefaults)  # type: ignore[arg-type]
-    agents: list[AgentSpec] = Field(min_length=1, description="The agents, in tile order.")
+    hosts: dict[str, HostSpec] = Field(
+        default_factory=dict,
+        description="Remote nodes by key; a key may be a range such as \"node[01-16]\".")
+    agents: list[AgentSpec] = Field(default_factory=list, description="Agents, in tile order.")
+    groups: list[GroupSpec] = Field(default_factory=list,
+                                    description="Groups of agents, after `agents`.")
 
     @model_validator(mode="after")
     def _unique_and_complete(self) -> Layout:
+        problems: list[str] = []  # every problem, one line each, not just the first
+        if self.name and not AGENT_NAME.match(self.name):
+            problems.append("name: must start with a letter; letters, digits, '.', '_', '-'")
+        try:
+            hosts = self.host_table()
+        except ValueError as exc:
+            problems.append(str(exc))
+            hosts = {}
+        if not self.agents and not self.groups:
+            problems.append("agents: a layout needs at least one agent (or a group)")
         seen: set[str] = set()
         for i, agent in enumerate(self.agents):
-            key = agent.name.casefold()
-            if key in seen:
-                raise ValueError(f"agents[{i}].name: duplicate agent name {agent.name!r}")
-            seen.add(key)
+            if agent.name.casefold() in seen:
+                problems.append(f"agents[{i}].name: duplicate agent name {agent.name!r}")
+            seen.add(agent.name.casefold())
+            if agent.host != LOCAL and agent.host not in hosts:
+                problems.append(f"agents[{i}].host: unknown host {agent.host!r} "
+                                f"(hosts: {', '.join([LOCAL, *hosts])})")
             if (agent.cli or self.defaults.cli) == "generic" and not agent.command:
-                raise ValueError(f"agents[{i}].command: cli 'generic' needs a command to run")
-        if self.name and not AGENT_NAME.match(self.name):
-            raise ValueError("name: must start with a letter; letters, digits, '.', '_', '-'")
+                problems.append(f"agents[{i}].command: cli 'generic' needs a command to run")
+        for g, group in enumerate(self.groups):
+            for h in group.hosts:
+                try:
+                    names = [n for n, _ in expand_range(h)]
+                except ValueError as exc:
+                    problems.append(f"groups[{g}].hosts: {exc}")
+                    continue
+                problems += [f"groups[{g}].hosts: unknown host {n!r}"
+                             for n in names if n != LOCAL and n not in hosts]
+            if (group.cli or self.defaults.cli) == "generic" and not group.command:
+                problems.append(f"groups[{g}].command: cli 'generic' needs a command to run")
+        if not problems:
+            try:
+                self._expand()  # group names: an exhausted pool, a bad listed name
+            except ValueError as exc:
+                problems.append(str(exc))
+        if problems:
+            raise ValueError("\n".join(problems))
         return self
+
+    def host_table(self) -> dict[str, HostSpec]:
+        """Host keys with ranges expanded: `node[01-16]` becomes node01 ... node16."""
+        out: dict[str, HostSpec] = {}
+        for key, spec in self.hosts.items():
+            try:
+                expanded = expand_range(key)
+            except ValueError as exc:
+                raise ValueError(f"hosts: {exc}") from None
+            for name, number in expanded:
+                if not HOST_NAME.match(name) or name == LOCAL:
+                    raise ValueError(f"hosts.{key}: {name!r} is not a usable host key")
+                ssh = spec.ssh.replace("{}", number) if number else spec.ssh
+                out[name] = spec.model_copy(update={"ssh": ssh})
+        return out
+
+    def _expand(self) -> list[tuple[str, AgentSpec | GroupSpec, str, int]]:
+        """(name, spec, host, index on host) for every agent, deterministic order."""
+        out: list[tuple[str, AgentSpec | GroupSpec, str, int]] = []
+        taken: set[str] = set()
+        per_host: dict[str, int] = {}
+        for a in self.agents:
+            taken.add(a.name.casefold())
+            out.append((a.name, a, a.host, per_host.get(a.host, 0)))
+            per_host[a.host] = per_host.get(a.host, 0) + 1
+        for g, group in enumerate(self.groups):
+            source = pool(group.names) if isinstance(group.names, str) else group.names
+            names = iter(n for n in source if n.casefold() not in taken)
+            hosts = [n for h in group.hosts for n, _ in expand_range(h)]
+            for host in hosts:
+                for _ in range(group.per_host):
+                    name = next(names, None)
+                    if name is None:
+                        what = group.names if isinstance(group.names, str) else "names"
+                        raise ValueError(
+                            f"groups[{g}].names: {what} has too few names for "
+                            f"{len(hosts) * group.per_host} agents; use another pool or "
+                            "list more names")
+                    if not AGENT_NAME.match(name):
+                        raise ValueError(f"groups[{g}].names: {name!r} is not a valid name")
+                    taken.add(name.casefold())
+                    out.append((name, group, host, per_host.get(host, 0)))
+                    per_host[host] = per_host.get(host, 0) + 1
+        return out
 
     def resolved(self, base: Path) -> list[ResolvedAgent]:
         d = self.defaults
         out = []
-        for i, a in enumerate(self.agents):
+        group_index: dict[tuple[int, str], int] = {}
+        for i, (name, a, host, _) in enumerate(self._expand()):
             cwd = a.cwd if a.cwd is not None else d.cwd
+            env = {**d.env, **a.env}
+            gpus = ""
+            if isinstance(a, AgentSpec):
+                gpus = a.gpus
+            elif a.gpus_per_agent:
+                k = group_index.get((id(a), host), 0)
+                group_index[(id(a), host)] = k + 1
+                n = a.gpus_per_agent
+                gpus = ",".join(str(k * n + j) for j in range(n))
+            if gpus:
+                env["CUDA_VISIBLE_DEVICES"] = gpus
+            local = host == LOCAL
             out.append(
                 ResolvedAgent(
-                    name=a.name,
+                    name=name,
                     cli=a.cli or d.cli,
                     model=a.model if a.model is not None else d.model,
                     role=a.role or d.role,
@@ -120,9 +245,12 @@ class Layout(_Strict):
                     prompt=a.prompt,
                     command=a.command,
                     args=tuple(a.args),
-                    env={**d.env, **a.env},
-                    cwd=str((base / cwd).resolve()) if cwd else str(base.resolve()),
+                    env=env,
+                    cwd=(str((base / cwd).resolve()) if cwd else str(base.resolve()))
+                    if local else (cwd or ""),
                     index=i,
+                    host=host,
+                    gpus=gpus,
                 )
             )
         return out
@@ -159,9 +287,9 @@ def _problems(path: Path, err: ValidationError) -> list[str]:
     for e in err.errors():
         msg = e["msg"].removeprefix("Value error, ")
         loc = _loc(tuple(e["loc"]))
-        if ":" in msg and loc == "(top level)":
-            # model-level checks name their own field: "agents[2].name: duplicate ..."
-            lines.append(f"{path}: {msg}")
+        if loc == "(top level)":
+            # model-level checks name their own fields, one problem per line
+            lines += [f"{path}: {line}" for line in msg.splitlines()]
         elif e["type"] == "extra_forbidden":
             lines.append(f"{path}: {loc}: unknown field (check the spelling; `swarm schema`)")
         else:

@@ -51,6 +51,12 @@ class StateTracker:
             return AgentState.STARTING if self.state is AgentState.STARTING else AgentState.WORKING
         return seen
 
+    def _hold(self, wanted: AgentState) -> float:
+        if wanted is not AgentState.IDLE:
+            return SETTLE
+        # idle from quiet time alone has already waited idle_quiet; a screen's idle must hold
+        return 0.0 if self.reading.state is None else self.adapter.idle_quiet
+
     def evaluate(self, now: float) -> bool:
         """Commit the wanted state once it has held long enough; True if the state changed."""
         wanted = self._wanted(now)
@@ -59,7 +65,7 @@ class StateTracker:
             return False
         if wanted is not self._candidate:
             self._candidate, self._candidate_since = wanted, now
-        hold = self.adapter.idle_quiet if wanted is AgentState.IDLE else SETTLE
+        hold = self._hold(wanted)
         if wanted is AgentState.EXITED or now - self._candidate_since >= hold:
             self.state, self.since, self._candidate = wanted, now, None
             return True
@@ -68,8 +74,7 @@ class StateTracker:
     def next_deadline(self) -> float | None:
         """When `evaluate` may next change something without new input, if ever."""
         if self._candidate is not None:
-            hold = self.adapter.idle_quiet if self._candidate is AgentState.IDLE else SETTLE
-            return self._candidate_since + hold
+            return self._candidate_since + self._hold(self._candidate)
         if self.reading.state is None and self.state is not AgentState.IDLE and not self.dead:
             return self.last_output + self.adapter.idle_quiet
         return None

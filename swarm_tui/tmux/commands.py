@@ -2,14 +2,16 @@
 
 Control-mode lines go through tmux's own command parser, not a shell. Arguments that are not
 plain tokens are double-quoted with every risky byte written as an octal escape, so newlines,
-`;`, `$`, `#{`, quotes and leading `-` all arrive as written.
+`;`, `$`, `#{` and quotes all arrive as written. A value that may start with `-` still needs
+`--` before it, as with any tmux command (quoting does not stop flag parsing).
 """
 
 from __future__ import annotations
 
 import re
 
-_PLAIN = re.compile(r"^[A-Za-z0-9_%@=./,+:][A-Za-z0-9_%@=./,+:-]*$")
+# `%word` unquoted is a tmux keyword (%if ...): only a bare pane id like %12 may go plain
+_PLAIN = re.compile(r"^(?:%\d+|[A-Za-z0-9_@=./,+:][A-Za-z0-9_%@=./,+:-]*)$")
 _SAFE_BYTES = frozenset(
     b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-.,:/=+@%()[]!?*&^'<>|`"
 )

@@ -1,0 +1,62 @@
+"""Hosts of a layout: the local machine, or nodes reached over SSH; ranges for big clusters."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+RANGE = re.compile(r"^(?P<pre>[^\[\]]*)\[(?P<lo>\d+)-(?P<hi>\d+)\](?P<post>[^\[\]]*)$")
+HOST_NAME = re.compile(r"^[A-Za-z][\w.-]{0,62}$")
+LOCAL = "local"
+
+
+class HostSpec(BaseModel):
+    """One node: how to reach it over SSH and what it offers."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ssh: str = Field(
+        description="SSH destination: an alias of ~/.ssh/config, host, user@host or "
+        "user@host:port. In a range entry such as [hosts.\"node[01-16]\"], '{}' stands for "
+        "the number.")
+    gpus: int = Field(0, ge=0, le=64, description="GPUs on the node (for pinning agents).")
+    python: str = Field("python3", description="Python 3 on the node, for the swarm client.")
+    tmux: str = Field("tmux", description="tmux on the node.")
+
+    @field_validator("ssh")
+    @classmethod
+    def _ssh(cls, v: str) -> str:
+        if not v or any(c.isspace() for c in v) or v.startswith("-"):
+            raise ValueError("must be an SSH destination such as gpu-node-03 or user@host:22")
+        return v
+
+
+def expand_range(pattern: str) -> list[tuple[str, str]]:
+    """`node[01-03]` -> [("node01", "01"), ("node02", "02"), ("node03", "03")]; no range ->
+    [(pattern, "")]. Raises ValueError on a backwards or huge range."""
+    m = RANGE.match(pattern)
+    if not m:
+        if "[" in pattern or "]" in pattern:
+            raise ValueError(f"{pattern!r}: a range looks like node[01-16]")
+        return [(pattern, "")]
+    lo, hi = int(m["lo"]), int(m["hi"])
+    if hi < lo or hi - lo >= 1024:
+        raise ValueError(f"{pattern!r}: range must go up, at most 1024 entries")
+    width = len(m["lo"])
+    return [(f"{m['pre']}{i:0{width}d}{m['post']}", f"{i:0{width}d}") for i in range(lo, hi + 1)]
+
+
+def parse_destination(dest: str) -> tuple[str | None, str, int | None]:
+    """`user@host:port` -> (user, host, port); parts not given are None."""
+    user, _, rest = dest.rpartition("@")
+    host, port = rest, None
+    if rest.startswith("["):  # [v6::addr]:port
+        close = rest.find("]")
+        host, tail = rest[1:close], rest[close + 1 :]
+        port = int(tail[1:]) if tail.startswith(":") and tail[1:].isdigit() else None
+    elif rest.count(":") == 1:
+        h, p = rest.split(":")
+        if p.isdigit():
+            host, port = h, int(p)
+    return (user or None), host, port

@@ -1,0 +1,235 @@
+"""Layout files: strict validation, defaults, one clear line per problem."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from swarm_tui.config.layout import LoadedLayout, json_schema, load_layout, parse_layout
+from swarm_tui.errors import ConfigError, SwarmError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write(tmp_path: Path, text: str, name: str = "fleet.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def problems(path: Path) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        load_layout(path)
+    return str(info.value).splitlines()
+
+
+VALID = """
+name = "night-shift"
+description = "two workers and a shell"
+
+[defaults]
+cli = "mock"
+model = "mock-2"
+role = "worker"
+cwd = "work"
+env = { SHARED = "1", OVERRIDE = "default" }
+
+[[agents]]
+name = "Gauss"
+role = "planner"
+focus = "split the refactor"
+prompt = "Plan it."
+
+[[agents]]
+name = "Poincaré"
+model = "mock-3"
+args = ["--work", "2"]
+env = { OVERRIDE = "mine" }
+cwd = "/srv/other"
+
+[[agents]]
+name = "Shell"
+cli = "generic"
+command = "bash -l"
+"""
+
+
+def test_valid_layout_loads(tmp_path: Path) -> None:
+    loaded = load_layout(write(tmp_path, VALID))
+    assert isinstance(loaded, LoadedLayout)
+    assert loaded.fleet == "night-shift"
+    assert loaded.layout.description == "two workers and a shell"
+    assert [a.name for a in loaded.agents()] == ["Gauss", "Poincaré", "Shell"]
+
+
+def test_defaults_apply_and_agents_override_them(tmp_path: Path) -> None:
+    gauss, poincare, shell = load_layout(write(tmp_path, VALID)).agents()
+    assert (gauss.cli, gauss.model, gauss.role) == ("mock", "mock-2", "planner")
+    assert gauss.cwd == str((tmp_path / "work").resolve())  # relative to the layout file
+    assert gauss.env == {"SHARED": "1", "OVERRIDE": "default"}
+    assert gauss.focus == "split the refactor" and gauss.prompt == "Plan it."
+    assert (poincare.model, poincare.role) == ("mock-3", "worker")
+    assert poincare.args == ("--work", "2")
+    assert poincare.env == {"SHARED": "1", "OVERRIDE": "mine"}
+    assert poincare.cwd == "/srv/other"
+    assert (shell.cli, shell.command) == ("generic", "bash -l")
+    assert [a.index for a in (gauss, poincare, shell)] == [0, 1, 2]
+
+
+def test_minimal_layout_takes_built_in_defaults(tmp_path: Path) -> None:
+    loaded = load_layout(write(tmp_path, '[[agents]]\nname = "Euler"\n', "solo.toml"))
+    assert loaded.fleet == "solo"  # the file's stem when the layout has no name
+    (euler,) = loaded.agents()
+    assert (euler.cli, euler.model, euler.role, euler.command) == ("mock", "", "worker", "")
+    assert euler.cwd == str(tmp_path.resolve())
+    assert euler.env == {} and euler.args == ()
+
+
+def test_duplicate_names_are_case_insensitive(tmp_path: Path) -> None:
+    path = write(tmp_path, '[[agents]]\nname = "Gauss"\n[[agents]]\nname = "gauss"\n')
+    assert problems(path) == [f"{path}: agents[1].name: duplicate agent name 'gauss'"]
+
+
+def test_unknown_field_names_file_and_field(tmp_path: Path) -> None:
+    path = write(tmp_path, '[[agents]]\nname = "Gauss"\ncolour = "red"\n')
+    (line,) = problems(path)
+    assert line.startswith(f"{path}: agents[0].colour: unknown field")
+
+
+def test_unknown_top_level_and_defaults_fields(tmp_path: Path) -> None:
+    path = write(tmp_path, 'nam = "x"\n[defaults]\nmodle = "m"\n[[agents]]\nname = "A"\n')
+    lines = problems(path)
+    assert len(lines) == 2
+    assert any(ln.startswith(f"{path}: nam: unknown field") for ln in lines)
+    assert any(ln.startswith(f"{path}: defaults.modle: unknown field") for ln in lines)
+
+
+def test_wrong_types(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '[[agents]]\nname = "A"\nargs = "--fast"\n[[agents]]\nname = "B"\nenv = { X = 1 }\n',
+    )
+    lines = problems(path)
+    assert len(lines) == 2
+    assert lines[0].startswith(f"{path}: agents[0].args: ") and "list" in lines[0]
+    assert lines[1].startswith(f"{path}: agents[1].env.X: ") and "string" in lines[1]
+
+
+def test_unknown_cli_is_rejected(tmp_path: Path) -> None:
+    path = write(tmp_path, '[[agents]]\nname = "A"\ncli = "claude-9000"\n')
+    (line,) = problems(path)
+    assert line.startswith(f"{path}: agents[0].cli: ") and "'mock'" in line
+
+
+def test_generic_without_command(tmp_path: Path) -> None:
+    path = write(tmp_path, '[[agents]]\nname = "Shell"\ncli = "generic"\n')
+    assert problems(path) == [f"{path}: agents[0].command: cli 'generic' needs a command to run"]
+
+
+def test_generic_from_defaults_needs_a_command_too(tmp_path: Path) -> None:
+    text = '[defaults]\ncli = "generic"\n[[agents]]\nname = "A"\ncommand = "top"\n'
+    text += '[[agents]]\nname = "B"\n'
+    path = write(tmp_path, text)
+    assert problems(path) == [f"{path}: agents[1].command: cli 'generic' needs a command to run"]
+
+
+def test_bad_names_and_roles(tmp_path: Path) -> None:
+    path = write(tmp_path, 'name = "9lives"\n[[agents]]\nname = "1st"\nrole = "Boss"\n')
+    lines = problems(path)
+    assert any(ln.startswith(f"{path}: agents[0].name: must start with a letter") for ln in lines)
+    assert any(ln.startswith(f"{path}: agents[0].role: must be lower-case") for ln in lines)
+
+
+def test_no_agents(tmp_path: Path) -> None:
+    path = write(tmp_path, 'name = "empty"\nagents = []\n')
+    (line,) = problems(path)
+    assert line.startswith(f"{path}: agents: ")
+    path = write(tmp_path, 'name = "empty"\n', "none.toml")
+    assert problems(path) == [f"{path}: agents: a layout needs at least one agent (or a group)"]
+
+
+def test_bad_toml_gives_file_and_message(tmp_path: Path) -> None:
+    path = write(tmp_path, '[[agents]\nname = "A"\n')
+    (line,) = problems(path)
+    assert line.startswith(f"{path}: not valid TOML: ")
+    assert "line 1" in line
+
+
+def test_missing_and_unreadable_files(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.toml"
+    assert problems(missing) == [f"{missing}: no such layout file"]
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe name")
+    (line,) = problems(binary)
+    assert line.startswith(f"{binary}: cannot read: ")
+
+
+def test_config_error_exit_code_and_tree() -> None:
+    assert ConfigError.exit_code == 2
+    assert issubclass(ConfigError, SwarmError)
+    assert ConfigError("x").exit_code == 2
+
+
+def test_every_problem_on_its_own_line(tmp_path: Path) -> None:
+    text = (
+        'bogus = 1\n[defaults]\ncli = "claude"\n'
+        '[[agents]]\nname = "1bad"\nrole = "Boss"\nfoo = 1\n'
+        '[[agents]]\nname = "Fine"\nargs = "x"\n'
+    )
+    path = write(tmp_path, text)
+    lines = problems(path)
+    assert len(lines) == 6
+    assert all(ln.startswith(f"{path}: ") for ln in lines)
+    fields = sorted(ln.removeprefix(f"{path}: ").split(":")[0] for ln in lines)
+    assert fields == [
+        "agents[0].foo", "agents[0].name", "agents[0].role", "agents[1].args", "bogus",
+        "defaults.cli",
+    ]
+
+
+def test_every_cross_agent_problem_is_reported(tmp_path: Path) -> None:
+    text = (
+        '[[agents]]\nname = "Shell"\ncli = "generic"\n'
+        '[[agents]]\nname = "Gauss"\n[[agents]]\nname = "GAUSS"\n'
+    )
+    path = write(tmp_path, text)
+    assert problems(path) == [
+        f"{path}: agents[0].command: cli 'generic' needs a command to run",
+        f"{path}: agents[2].name: duplicate agent name 'GAUSS'",
+    ]
+
+
+def test_parse_layout_is_pure(tmp_path: Path) -> None:
+    # parse_layout never touches the path: it names the file in messages only
+    ghost = tmp_path / "not-there.toml"
+    loaded = parse_layout(ghost, '[[agents]]\nname = "A"\n')
+    assert loaded.path == ghost and loaded.fleet == "not-there"
+
+
+def test_layout_is_frozen(tmp_path: Path) -> None:
+    loaded = load_layout(write(tmp_path, VALID))
+    with pytest.raises(ValidationError, match="frozen"):
+        loaded.layout.agents[0].name = "Other"
+
+
+def test_json_schema_is_valid_json_with_agents() -> None:
+    schema = json.loads(json_schema())
+    assert schema["type"] == "object"
+    assert "agents" in schema["properties"]
+    assert schema["additionalProperties"] is False
+    # the agent model is in there, with its documented fields
+    agent = schema["$defs"]["AgentSpec"]
+    assert {"name", "cli", "focus", "prompt", "command"} <= set(agent["properties"])
+    assert agent["properties"]["name"]["description"]
+
+
+def test_demo_layout_validates_with_at_least_twelve_agents() -> None:
+    loaded = load_layout(ROOT / "layouts" / "demo.toml")
+    agents = loaded.agents()
+    assert loaded.fleet == "demo"
+    assert len(agents) >= 12
+    assert len({a.name.casefold() for a in agents}) == len(agents)
+    assert all(a.cli == "mock" for a in agents)
