@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from swarm_tui import paths
-from swarm_tui.client import ClientError, find_socket, request
+from swarm_tui.client import (
+    CLIENT_VERBS,
+    ClientError,
+    add_client_verbs,
+    find_socket,
+    parse_args,
+    request,
+)
 from swarm_tui.errors import SwarmError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,29 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     down = sub.add_parser("down", help="stop every agent of a fleet")
     down.add_argument("layout")
 
-    send = sub.add_parser("send", help="inject a message into agents as real user input",
-                          description="swarm send NAME [NAME...] MESSAGE | --all MESSAGE | "
-                          "--role ROLE MESSAGE. MESSAGE '-' reads standard input; put `--` "
-                          "before a message that starts with '-'.")
-    send.add_argument("args", nargs="*", metavar="NAME... MESSAGE")
-    send.add_argument("--all", action="store_true", help="every agent but the sender")
-    send.add_argument("--role", help="every agent with this role")
-    send.add_argument("--wait", type=float, default=0.0, metavar="SECS",
-                      help="wait up to SECS for delivery and report it")
-    send.add_argument("--fleet", help="which running fleet (default: the only one)")
-
-    ls = sub.add_parser("ls", help="list the agents of the running fleet")
-    ls.add_argument("--json", action="store_true")
-    ls.add_argument("--fleet")
-
-    focus = sub.add_parser("focus", help="set an agent's focus label (your own from its pane)")
-    focus.add_argument("args", nargs="*", metavar="[NAME] LABEL")
-    focus.add_argument("--fleet")
-
-    msgs = sub.add_parser("messages", help="the message journal: who said what to whom")
-    msgs.add_argument("--json", action="store_true")
-    msgs.add_argument("--limit", type=int, default=50)
-    msgs.add_argument("--fleet")
+    add_client_verbs(sub)
 
     att = sub.add_parser("attach", help="attach your terminal to an agent's tmux window")
     att.add_argument("name")
@@ -72,28 +55,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    """Parse a command line; options may come between names and message (intermixed)."""
-    parser = _parser()
-    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    if not argv or argv[0] not in subs.choices:
-        return parser.parse_args(argv)  # prints usage or the verb list
-    verb, rest = argv[0], argv[1:]
-    tail: list[str] = []
-    if "--" in rest:
-        # everything after `--` is message text, even words that start with '-'
-        cut = rest.index("--")
-        rest, tail = rest[:cut], rest[cut + 1 :]
-    args = subs.choices[verb].parse_intermixed_args(rest)
-    args.verb = verb
-    if tail:
-        args.args = [*(getattr(args, "args", None) or []), *tail]
-    return args
+    return parse_args(_parser(), argv)
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse(list(sys.argv[1:] if argv is None else argv))
     try:
-        code = VERBS[args.verb](args)
+        verb = VERBS.get(args.verb)
+        code = verb(args) if verb else CLIENT_VERBS[args.verb](args, paths.run_dir())
     except (SwarmError, ClientError) as exc:
         print(f"swarm: {exc}", file=sys.stderr)
         code = getattr(exc, "exit_code", 1)
@@ -172,113 +141,42 @@ async def _headless(fleet: Any) -> None:
 
 def cmd_down(args: argparse.Namespace) -> int:
     from swarm_tui.config.layout import load_layout, resolve_layout
-    from swarm_tui.hosts.local import LocalHost, check_tmux
+    from swarm_tui.hosts.registry import make_hosts
 
     loaded = load_layout(resolve_layout(args.layout))
-    check_tmux()
-    host = LocalHost(paths.tmux_socket_name(loaded.fleet), loaded.fleet)
+    sock = paths.socket_path(loaded.fleet)
+    if sock.exists():
+        try:  # tell the owner first, so it exits instead of reconnecting
+            request(sock, {"op": "down"}, timeout=10)
+        except ClientError:
+            pass  # no owner running: nothing to tell
+    hosts = make_hosts(loaded)
 
-    async def down() -> bool:
-        existed = await host.session_exists()
-        await host.kill_server()
-        return existed
+    async def down() -> list[str]:
+        async def one(host: Any) -> str:
+            try:
+                await host.connect()
+                existed = await host.session_exists()
+                await host.kill_server()
+                return f"{host.name}: stopped" if existed else f"{host.name}: was not running"
+            except SwarmError as exc:
+                return f"{host.name}: {exc}"
+            finally:
+                await host.close()
 
-    if asyncio.run(down()):
-        print(f"swarm: stopped fleet {loaded.fleet!r}")
-    else:
-        print(f"swarm: fleet {loaded.fleet!r} was not running")
-    return 0
+        return await asyncio.gather(*(one(h) for h in hosts.values()))
+
+    lines = asyncio.run(down())
+    failed = [ln for ln in lines if not ln.endswith(("stopped", "was not running"))]
+    for line in lines:
+        print(f"swarm: fleet {loaded.fleet!r} on {line}")
+    return 1 if failed else 0
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
     from swarm_tui.config.layout import json_schema
 
     print(json_schema())
-    return 0
-
-
-# ---------------------------------------------------------------------------- socket clients
-def _ask(args: argparse.Namespace, payload: dict[str, Any], timeout: float = 30.0) -> Any:
-    return request(find_socket(args.fleet, paths.run_dir()), payload, timeout)
-
-
-def cmd_send(args: argparse.Namespace) -> int:
-    words: list[str] = args.args
-    if args.all or args.role:
-        if len(words) != 1:
-            raise ClientError("with --all or --role, give just the message (quote it)")
-        names, text = [], words[0]
-    else:
-        if len(words) < 2:
-            raise ClientError('usage: swarm send NAME [NAME...] "message" (or --all / --role)')
-        names, text = words[:-1], words[-1]
-    if text == "-":
-        text = sys.stdin.read()
-    if not text.strip():
-        raise ClientError("empty message: nothing to send")
-    reply = _ask(args, {"op": "send", "to": names, "all": args.all, "role": args.role,
-                        "text": text, "wait": args.wait}, timeout=args.wait + 30)
-    failed = 0
-    for m in reply["messages"]:
-        detail = f" ({m['detail']})" if m["detail"] else ""
-        print(f"#{m['id']} to {m['to']}: {m['status']}{detail}")
-        failed += m["status"] in ("failed", "uncertain")
-    return 1 if failed else 0
-
-
-def _age(ts: float) -> str:
-    secs = max(0, int(time.time() - ts))
-    if secs < 60:
-        return f"{secs}s"
-    if secs < 3600:
-        return f"{secs // 60}m"
-    return f"{secs // 3600}h{secs % 3600 // 60:02d}m"
-
-
-def cmd_ls(args: argparse.Namespace) -> int:
-    reply = _ask(args, {"op": "ls"})
-    if args.json:
-        print(json.dumps(reply["agents"], indent=2))
-        return 0
-    rows = [("NAME", "ROLE", "CLI", "STATE", "QUIET", "CTX", "QUEUED", "FOCUS")]
-    for a in reply["agents"]:
-        ctx = f"{a['context_left']}%" if a["context_left"] is not None else "-"
-        rows.append((a["name"], a["role"], a["cli"], a["state"], _age(a["last_output"]), ctx,
-                     str(a["queued"]), a["focus"]))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1])
-    return 0
-
-
-def cmd_focus(args: argparse.Namespace) -> int:
-    words: list[str] = args.args
-    if len(words) == 1:
-        if not os.environ.get("SWARM_TOKEN"):
-            raise ClientError('usage: swarm focus NAME "label" (or just "label" from an '
-                              "agent's own pane)")
-        name, label = None, words[0]
-    else:
-        name, label = words[0], " ".join(words[1:])
-    reply = _ask(args, {"op": "focus", "agent": name, "label": label})
-    print(f"{reply['agent']}: {reply['focus']}")
-    return 0
-
-
-def cmd_messages(args: argparse.Namespace) -> int:
-    reply = _ask(args, {"op": "messages", "limit": args.limit})
-    if args.json:
-        print(json.dumps(reply, indent=2))
-        return 0
-    for m in reply["messages"]:
-        stamp = time.strftime("%H:%M:%S", time.localtime(m["created"]))
-        text = m["text"].replace("\n", " ⏎ ")
-        print(f"{stamp} #{m['id']} {m['sender']} → {m['recipient']} [{m['status']}] "
-              f"{text[:100]}")
-    if reply["graph"]:
-        print("\nwho talks to whom:")
-        for sender, recipient, n in reply["graph"]:
-            print(f"  {sender} → {recipient}: {n}")
     return 0
 
 
@@ -295,8 +193,8 @@ def cmd_attach(args: argparse.Namespace) -> int:
 
 
 VERBS = {
-    "demo": cmd_demo, "up": cmd_up, "down": cmd_down, "send": cmd_send, "ls": cmd_ls,
-    "focus": cmd_focus, "messages": cmd_messages, "attach": cmd_attach, "schema": cmd_schema,
+    "demo": cmd_demo, "up": cmd_up, "down": cmd_down, "attach": cmd_attach,
+    "schema": cmd_schema,
 }
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
-"""Talk to the running swarm over its Unix socket. Stdlib only: it also runs on remote nodes.
+"""Talk to the running swarm over its Unix socket: `send`, `ls`, `focus`, `messages`.
+
+Stdlib only: this file is also copied to remote nodes as their `swarm` command, where the
+engine's socket is reverse-forwarded over SSH.
 
 The socket is `$SWARM_SOCKET` (set in every agent's environment), or the one for `--fleet`,
 or the only fleet running under the state directory.
@@ -6,9 +9,13 @@ or the only fleet running under the state directory.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import socket
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +73,162 @@ def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[
     if not reply.get("ok"):
         raise ClientError(str(reply.get("error", "request refused")))
     return reply
+
+
+# ---------------------------------------------------------------------------- parsing
+def add_client_verbs(sub: Any) -> None:
+    """Add the socket verbs to a sub-parser set (shared by the full and the node CLI)."""
+    send = sub.add_parser("send", help="inject a message into agents as real user input",
+                          description="swarm send NAME [NAME...] MESSAGE | --all MESSAGE | "
+                          "--role ROLE MESSAGE. MESSAGE '-' reads standard input; put `--` "
+                          "before a message that starts with '-'.")
+    send.add_argument("args", nargs="*", metavar="NAME... MESSAGE")
+    send.add_argument("--all", action="store_true", help="every agent but the sender")
+    send.add_argument("--role", help="every agent with this role")
+    send.add_argument("--wait", type=float, default=0.0, metavar="SECS",
+                      help="wait up to SECS for delivery and report it")
+    send.add_argument("--fleet", help="which running fleet (default: the only one)")
+
+    ls = sub.add_parser("ls", help="list the agents of the running fleet")
+    ls.add_argument("--json", action="store_true")
+    ls.add_argument("--fleet")
+
+    focus = sub.add_parser("focus", help="set an agent's focus label (your own from its pane)")
+    focus.add_argument("args", nargs="*", metavar="[NAME] LABEL")
+    focus.add_argument("--fleet")
+
+    msgs = sub.add_parser("messages", help="the message journal: who said what to whom")
+    msgs.add_argument("--json", action="store_true")
+    msgs.add_argument("--limit", type=int, default=50)
+    msgs.add_argument("--fleet")
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse a command line; options may come between names and message (intermixed), and
+    everything after `--` is message text, even words that start with '-'."""
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if not argv or argv[0] not in subs.choices:
+        return parser.parse_args(argv)  # prints usage or the verb list
+    verb, rest = argv[0], argv[1:]
+    tail: list[str] = []
+    if "--" in rest:
+        cut = rest.index("--")
+        rest, tail = rest[:cut], rest[cut + 1 :]
+    args = subs.choices[verb].parse_intermixed_args(rest)
+    args.verb = verb
+    if tail:
+        args.args = [*(getattr(args, "args", None) or []), *tail]
+    return args
+
+
+# ---------------------------------------------------------------------------- verbs
+def _ask(args: argparse.Namespace, run_dir: Path, payload: dict[str, Any],
+         timeout: float = 30.0) -> Any:
+    return request(find_socket(args.fleet, run_dir), payload, timeout)
+
+
+def cmd_send(args: argparse.Namespace, run_dir: Path) -> int:
+    words: list[str] = args.args
+    if args.all or args.role:
+        if len(words) != 1:
+            raise ClientError("with --all or --role, give just the message (quote it)")
+        names, text = [], words[0]
+    else:
+        if len(words) < 2:
+            raise ClientError('usage: swarm send NAME [NAME...] "message" (or --all / --role)')
+        names, text = words[:-1], words[-1]
+    if text == "-":
+        text = sys.stdin.read()
+    if not text.strip():
+        raise ClientError("empty message: nothing to send")
+    reply = _ask(args, run_dir, {"op": "send", "to": names, "all": args.all, "role": args.role,
+                        "text": text, "wait": args.wait}, timeout=args.wait + 30)
+    failed = 0
+    for m in reply["messages"]:
+        detail = f" ({m['detail']})" if m["detail"] else ""
+        print(f"#{m['id']} to {m['to']}: {m['status']}{detail}")
+        failed += m["status"] in ("failed", "uncertain")
+    return 1 if failed else 0
+
+
+def _age(ts: float) -> str:
+    secs = max(0, int(time.time() - ts))
+    if secs < 60:
+        return f"{secs}s"
+    if secs < 3600:
+        return f"{secs // 60}m"
+    return f"{secs // 3600}h{secs % 3600 // 60:02d}m"
+
+
+def cmd_ls(args: argparse.Namespace, run_dir: Path) -> int:
+    reply = _ask(args, run_dir, {"op": "ls"})
+    if args.json:
+        print(json.dumps(reply["agents"], indent=2))
+        return 0
+    rows = [("NAME", "ROLE", "CLI", "STATE", "QUIET", "CTX", "QUEUED", "FOCUS")]
+    for a in reply["agents"]:
+        ctx = f"{a['context_left']}%" if a["context_left"] is not None else "-"
+        rows.append((a["name"], a["role"], a["cli"], a["state"], _age(a["last_output"]), ctx,
+                     str(a["queued"]), a["focus"]))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1])
+    return 0
+
+
+def cmd_focus(args: argparse.Namespace, run_dir: Path) -> int:
+    words: list[str] = args.args
+    if len(words) == 1:
+        if not os.environ.get("SWARM_TOKEN"):
+            raise ClientError('usage: swarm focus NAME "label" (or just "label" from an '
+                              "agent's own pane)")
+        name, label = None, words[0]
+    else:
+        name, label = words[0], " ".join(words[1:])
+    reply = _ask(args, run_dir, {"op": "focus", "agent": name, "label": label})
+    print(f"{reply['agent']}: {reply['focus']}")
+    return 0
+
+
+def cmd_messages(args: argparse.Namespace, run_dir: Path) -> int:
+    reply = _ask(args, run_dir, {"op": "messages", "limit": args.limit})
+    if args.json:
+        print(json.dumps(reply, indent=2))
+        return 0
+    for m in reply["messages"]:
+        stamp = time.strftime("%H:%M:%S", time.localtime(m["created"]))
+        text = m["text"].replace("\n", " ⏎ ")
+        print(f"{stamp} #{m['id']} {m['sender']} → {m['recipient']} [{m['status']}] "
+              f"{text[:100]}")
+    if reply["graph"]:
+        print("\nwho talks to whom:")
+        for sender, recipient, n in reply["graph"]:
+            print(f"  {sender} → {recipient}: {n}")
+    return 0
+
+
+
+
+CLIENT_VERBS: dict[str, Callable[[argparse.Namespace, Path], int]] = {
+    "send": cmd_send, "ls": cmd_ls, "focus": cmd_focus, "messages": cmd_messages,
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The `swarm` command on a remote node: only the verbs that talk to the socket."""
+    parser = argparse.ArgumentParser(prog="swarm", description="Talk to the running swarm.")
+    add_client_verbs(parser.add_subparsers(dest="verb", required=True, metavar="VERB"))
+    args = parse_args(parser, list(sys.argv[1:] if argv is None else argv))
+    home = Path(os.environ.get("SWARM_HOME") or "~/.local/state/swarm").expanduser()
+    try:
+        code = CLIENT_VERBS[args.verb](args, home / "run")
+    except ClientError as exc:
+        print(f"swarm: {exc}", file=sys.stderr)
+        code = 1
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

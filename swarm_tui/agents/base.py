@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-import shlex
-import sys
 from dataclasses import dataclass
 from enum import StrEnum
 
 from swarm_tui.config.layout import ResolvedAgent
+from swarm_tui.hosts.base import LaunchContext
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
@@ -53,7 +52,7 @@ class Adapter:
     reads_input_box = False  # True when `read` finds the input box (and so readiness)
     reads_screen = True  # False: `read` learns nothing from the screen, so skip it
 
-    def launch(self, agent: ResolvedAgent) -> str:
+    def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         """The shell command line that starts the CLI in the agent's window."""
         raise NotImplementedError
 
@@ -67,7 +66,3 @@ class Adapter:
         if draft is None:
             return None
         return draft.strip() == ""
-
-
-def python_module(module: str, *args: str) -> str:
-    return shlex.join([sys.executable, "-m", module, *args])

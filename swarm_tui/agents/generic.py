@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from swarm_tui.agents.base import Adapter, Reading
 from swarm_tui.config.layout import ResolvedAgent
+from swarm_tui.hosts.base import LaunchContext
 
 
 class GenericAdapter(Adapter):
@@ -12,7 +13,7 @@ class GenericAdapter(Adapter):
     idle_quiet = 2.0
     reads_screen = False
 
-    def launch(self, agent: ResolvedAgent) -> str:
+    def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         return agent.command
 
     def read(self, lines: list[str]) -> Reading:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+import shlex
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading, python_module
+from swarm_tui.agents.base import Adapter, AgentState, Reading
 from swarm_tui.config.layout import ResolvedAgent
+from swarm_tui.hosts.base import LaunchContext
 
 BUSY = re.compile(r"esc to interrupt|ctrl\+c to interrupt")
 STARTING = re.compile(r"^\S Starting ")
@@ -20,11 +22,11 @@ class MockAdapter(Adapter):
     idle_quiet = 0.8
     reads_input_box = True
 
-    def launch(self, agent: ResolvedAgent) -> str:
+    def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         args = ["--name", agent.name, "--seed", str(agent.index + 1)]
         if agent.model:
             args += ["--model", agent.model]
-        return python_module("swarm_tui.agents.mock", *args, *agent.args)
+        return f"{ctx.mock_agent} {shlex.join([*args, *agent.args])}"
 
     def read(self, lines: list[str]) -> Reading:
         # only the CLI's own chrome counts: the transcript may quote any of these words

@@ -1,29 +1,31 @@
-"""The engine: one fleet on one tmux server, watched through one control-mode client.
+"""The engine: one fleet across its hosts, each watched through one control-mode client.
 
 `%output` is a doorbell: it marks the agent's pane dirty. Dirty panes are re-read with
 `capture-pane` down the same channel at a capped rate: fast for tiles on screen, slow for the
-rest (their state still shows in the sidebar). Nothing is read while nothing changes.
+rest (their state still shows in the sidebar). Nothing is read while nothing changes. A host
+whose link drops is reconnected with backoff and every pane resynced; the others go on.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
+import random
+import shlex
 import time
-from pathlib import Path
 
 from swarm_tui.agents import adapter_for
 from swarm_tui.agents.base import AgentState
+from swarm_tui.config.hosts import LOCAL
 from swarm_tui.config.layout import LoadedLayout
-from swarm_tui.errors import AgentNotFound, SwarmError, TmuxError
+from swarm_tui.errors import AgentNotFound, HostUnreachable, SwarmError, TmuxError
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import FleetListener, NullListener
 from swarm_tui.fleet.injection import HUMAN, Injector
+from swarm_tui.fleet.link import NVIDIA_SMI, HostLink, parse_gpus
 from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
 from swarm_tui.fleet.tracker import StateTracker
-from swarm_tui.hosts.local import LocalHost, check_tmux
-from swarm_tui.paths import socket_path, tmux_socket_name
+from swarm_tui.hosts.base import Host
+from swarm_tui.hosts.registry import make_hosts
 from swarm_tui.tmux.client import ControlClient
 from swarm_tui.tmux.commands import quote, sanitize
 from swarm_tui.tmux.protocol import Event, Exit, Output, Pause, SubscriptionChanged, WindowClose
@@ -31,62 +33,76 @@ from swarm_tui.tmux.protocol import Event, Exit, Output, Pause, SubscriptionChan
 VISIBLE_INTERVAL = 0.05  # seconds between captures of a tile on screen
 HIDDEN_INTERVAL = 1.0  # seconds between captures of an agent off screen
 COALESCE = 0.008  # seconds to gather a burst of %output before one round of captures
+GPU_INTERVAL = 5.0  # seconds between nvidia-smi readings per host
+BACKOFF_MAX = 5.0  # seconds: reconnects try at least this often
 DEAD_SUB = "swarm-dead"
 
 
 class Fleet:
     """A running fleet: start (or re-attach), watch, inject, stop watching."""
 
-    def __init__(self, loaded: LoadedLayout, store: Store, listener: FleetListener | None = None):
+    def __init__(self, loaded: LoadedLayout, store: Store, listener: FleetListener | None = None,
+                 hosts: dict[str, Host] | None = None):
         self.loaded = loaded
         self.name = loaded.fleet
         self.store = store
         self.listener: FleetListener = listener or NullListener()
-        self.host = LocalHost(tmux_socket_name(self.name), self.name)
+        self.links = {k: HostLink(k, h) for k, h in (hosts or make_hosts(loaded)).items()}
         self.agents: dict[str, Agent] = {}
-        self._by_pane: dict[str, Agent] = {}
-        self._control: ControlClient | None = None
         self._visible: set[str] = set()
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
-        self._injector = Injector(store, self.control, self.capture, self._message_queued)
-        self.connected = False
-        self.ended = asyncio.Event()  # set when the fleet's tmux session is gone for good
+        self._injector = Injector(store, self.control_for, self.capture, self._message_queued,
+                                  self.reachable)
+        self.ended = asyncio.Event()  # set when the fleet's tmux sessions are gone for good
         self.end_reason = ""
         self._stopping = False
         self.created: list[str] = []  # agents this start created (the rest were re-attached)
+        now = time.monotonic()
+        for spec in loaded.agents():
+            adapter = adapter_for(spec.cli)
+            self.agents[spec.name] = Agent(
+                spec=spec, adapter=adapter, token=store.token_for(spec.name),
+                focus=store.focus(spec.name) or spec.focus,
+                tracker=StateTracker(adapter, started=now))
+
+    @property
+    def host(self) -> Host:
+        """The first host (the local machine when the fleet uses it)."""
+        return next(iter(self.links.values())).host
+
+    @property
+    def connected(self) -> bool:
+        return all(link.connected for link in self.links.values())
+
+    def link_of(self, agent: Agent) -> HostLink:
+        return self.links[agent.spec.host]
+
+    def control_for(self, agent: Agent) -> ControlClient:
+        link = self.link_of(agent)
+        if not link.connected or link.control is None:
+            raise TmuxError(f"{link.name}: tmux link is down ({link.detail or 'connecting'})")
+        return link.control
+
+    def reachable(self, agent: Agent) -> bool:
+        return self.link_of(agent).connected and bool(agent.pane)
 
     # ------------------------------------------------------------------ lifecycle
-    def control(self) -> ControlClient:
-        if self._control is None or self._control.closed.is_set():
-            raise TmuxError(f"fleet {self.name!r}: tmux server is not connected")
-        return self._control
-
     async def start(self) -> None:
-        check_tmux()
-        specs = self.loaded.agents()
-        await self.host.ensure_session(str(self.loaded.path.parent.resolve()))
-        self._control = await self.host.open_control(self._on_event)
-        self.connected = True
-        control = self._control
-        await control.run(f"refresh-client -B {quote(DEAD_SUB + ':%*:#{pane_dead}')}")
-        existing = await self._windows()
-        now = time.monotonic()
-        for spec in specs:
-            focus = self.store.focus(spec.name) or spec.focus
-            agent = Agent(spec=spec, adapter=adapter_for(spec.cli),
-                          token=self.store.token_for(spec.name), focus=focus,
-                          tracker=StateTracker(adapter_for(spec.cli), started=now))
-            self.agents[spec.name] = agent
-            if spec.name in existing:
-                agent.window, agent.pane, dead = existing[spec.name]
-                agent.tracker.pane_died(dead)
-            else:
-                await self._create_window(agent)
-                self.created.append(spec.name)
-            self._by_pane[agent.pane] = agent
-        await self._refresh(list(self.agents.values()))
-        self._tasks.append(asyncio.create_task(self._refresh_loop(), name="fleet-refresh"))
+        """Bring every host up at once; a remote host that fails keeps retrying in the
+        background while the rest work. A local failure (tmux missing) raises."""
+        results = await asyncio.gather(*(self._bring_up(link) for link in self.links.values()),
+                                       return_exceptions=True)
+        for link, result in zip(self.links.values(), results, strict=True):
+            if isinstance(result, BaseException):
+                if link.name == LOCAL or not isinstance(result, SwarmError):
+                    raise result
+                link.set_state(False, str(result))
+                self.listener.host_changed(link.name, False, str(result))
+                self._spawn(self._reconnect(link), f"reconnect-{link.name}")
+        self._spawn(self._refresh_loop(), "fleet-refresh")
+        for link in self.links.values():
+            self._spawn(self._telemetry_loop(link), f"gpus-{link.name}")
         for agent in self.agents.values():
             self._injector.start(agent)
         self._resume_journal()
@@ -94,6 +110,41 @@ class Fleet:
             agent = self.agents[name]
             if agent.spec.prompt:
                 self.send([name], agent.spec.prompt, sender="swarm")
+
+    def _spawn(self, coro: object, name: str) -> None:
+        self._tasks.append(asyncio.create_task(coro, name=name))  # type: ignore[arg-type]
+
+    async def _bring_up(self, link: HostLink) -> None:
+        """Connect a host, create or re-attach its agents' windows, read every pane."""
+        host = link.host
+        await host.connect()
+        await host.ensure_session(str(self.loaded.path.parent.resolve())
+                                  if link.name == LOCAL else "")
+        control = await host.open_control(lambda event: self._on_event(link, event))
+        await control.run(f"refresh-client -B {quote(DEAD_SUB + ':%*:#{pane_dead}')}")
+        existing = await self._windows(control, host.session)
+        link.by_pane.clear()
+        link.control = control
+        for agent in self.agents.values():
+            if agent.spec.host != link.name:
+                continue
+            if agent.name in existing:
+                agent.window, agent.pane, dead = existing[agent.name]
+                agent.tracker.pane_died(dead)
+            else:
+                await self._create_window(control, host, agent)
+                agent.tracker.pane_died(False)
+                if agent.name not in self.created:
+                    self.created.append(agent.name)
+            agent.dirty = True
+            link.by_pane[agent.pane] = agent
+        link.attempts = 0
+        link.set_state(True)
+        await self._refresh(list(link.by_pane.values()))
+        self.listener.host_changed(link.name, True, "")
+        for agent in link.by_pane.values():
+            agent.changed.set()  # queued messages may go now
+        self._wake.set()
 
     async def stop(self) -> None:
         """Stop watching; the agents keep running in tmux."""
@@ -103,19 +154,29 @@ class Fleet:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
         await self._injector.stop()
-        if self._control is not None:
-            await self._control.close()
-        await self.host.close()
-        self.connected = False
+        for link in self.links.values():
+            if link.control is not None:
+                await link.control.close()
+            link.connected = False
+            await link.host.close()
 
     async def down(self) -> None:
-        """Stop every agent: kill the fleet's tmux server."""
+        """Stop every agent: kill the fleet's tmux servers."""
         await self.stop()
-        await self.host.kill_server()
+        for link in self.links.values():
+            try:
+                if link.name != LOCAL:
+                    await link.host.connect()
+                await link.host.kill_server()
+            except SwarmError:
+                pass
+            finally:
+                await link.host.close()
 
-    async def _windows(self) -> dict[str, tuple[str, str, bool]]:
-        reply = await self.control().run(
-            f"list-windows -t ={self.host.session} -F "
+    async def _windows(self, control: ControlClient, session: str
+                       ) -> dict[str, tuple[str, str, bool]]:
+        reply = await control.run(
+            f"list-windows -t ={session} -F "
             + quote("#{window_id}\t#{pane_id}\t#{pane_dead}\t#{@swarm_agent}"))
         found = {}
         for line in reply.text().splitlines():
@@ -124,29 +185,30 @@ class Fleet:
                 found[parts[3]] = (parts[0], parts[1], parts[2] == "1")
         return found
 
-    def agent_env(self, agent: Agent) -> dict[str, str]:
-        bindir = str(Path(sys.executable).parent)
-        path = os.environ.get("PATH", "")
+    def agent_env(self, agent: Agent, host: Host) -> dict[str, str]:
+        ctx = host.launch_context()
         return {
             **agent.spec.env,
             "SWARM_AGENT": agent.name,
             "SWARM_TOKEN": agent.token,
             "SWARM_FLEET": self.name,
-            "SWARM_SOCKET": str(socket_path(self.name)),
-            "PATH": bindir if not path else f"{bindir}:{path}",
+            "SWARM_HOST": host.name,
+            "SWARM_SOCKET": ctx.socket,
         }
 
-    async def _create_window(self, agent: Agent) -> None:
+    async def _create_window(self, control: ControlClient, host: Host, agent: Agent) -> None:
         spec = agent.spec
-        env = " ".join(f"-e {quote(f'{k}={v}')}" for k, v in self.agent_env(agent).items())
-        cwd = spec.cwd if os.path.isdir(spec.cwd) else str(self.loaded.path.parent.resolve())
-        reply = await self.control().run(
-            f"new-window -d -P -F {quote('#{window_id} #{pane_id}')} -t ={self.host.session}: "
-            f"-n {quote(spec.name)} -c {quote(cwd)} {env} {quote(agent.adapter.launch(spec))}"
-        )
+        ctx = host.launch_context()
+        env = " ".join(f"-e {quote(f'{k}={v}')}" for k, v in self.agent_env(agent, host).items())
+        cwd = f"-c {quote(spec.cwd)}" if spec.cwd else ""
+        # `swarm` first on PATH, so the agent can message the fleet from its own shell
+        command = (f"PATH={shlex.quote(ctx.bin_dir)}:\"$PATH\"; export PATH; "
+                   + agent.adapter.launch(spec, ctx))
+        reply = await control.run(
+            f"new-window -d -P -F {quote('#{window_id} #{pane_id}')} -t ={host.session}: "
+            f"-n {quote(spec.name)} {cwd} {env} {quote(command)}")
         agent.window, agent.pane = reply.text().split()
-        await self.control().run(
-            f"set-option -w -t {agent.window} @swarm_agent {quote(spec.name)}")
+        await control.run(f"set-option -w -t {agent.window} @swarm_agent {quote(spec.name)}")
 
     def _resume_journal(self) -> None:
         """Re-queue what a previous run journaled but did not deliver."""
@@ -158,66 +220,64 @@ class Fleet:
                     continue
                 self._injector.enqueue(agent, message)
 
-    # ------------------------------------------------------------------ events
-    def _on_event(self, event: Event) -> None:
+    # ------------------------------------------------------------------ links
+    def _on_event(self, link: HostLink, event: Event) -> None:
         if isinstance(event, Output):
-            agent = self._by_pane.get(event.pane)
+            agent = link.by_pane.get(event.pane)
             if agent is not None:
                 agent.tracker.output(time.monotonic())
                 agent.last_output_wall = time.time()
                 agent.dirty = True
                 self._wake.set()
         elif isinstance(event, Pause):
-            agent = self._by_pane.get(event.pane)
+            agent = link.by_pane.get(event.pane)
             if agent is not None:
                 agent.paused = agent.dirty = True
                 self._wake.set()
         elif isinstance(event, SubscriptionChanged) and event.name == DEAD_SUB:
-            agent = self._by_pane.get(event.pane)
+            agent = link.by_pane.get(event.pane)
             if agent is not None:
                 agent.tracker.pane_died(event.value.strip() == "1")
                 agent.dirty = True
                 self._wake.set()
         elif isinstance(event, WindowClose):
-            for agent in self.agents.values():
+            for agent in list(link.by_pane.values()):
                 if agent.window == event.window:
                     agent.tracker.pane_died(True)
-                    self._by_pane.pop(agent.pane, None)
+                    link.by_pane.pop(agent.pane, None)
                     agent.pane = ""
                     self._wake.set()
-        elif isinstance(event, Exit) and self.connected:
-            self.connected = False
+        elif isinstance(event, Exit) and link.connected and link.control is not None \
+                and link.control.closed.is_set():
+            reason = event.reason or "tmux control client exited"
+            link.set_state(False, reason)
             if not self._stopping:
-                self.listener.host_changed(False, event.reason or "tmux server exited")
-                self._tasks.append(asyncio.create_task(self._reconnect(), name="reconnect"))
+                self.listener.host_changed(link.name, False, reason)
+                self._spawn(self._reconnect(link), f"reconnect-{link.name}")
 
-    async def _reconnect(self) -> None:
-        """Re-attach after the control client dropped; end the fleet if its session is gone."""
+    async def _reconnect(self, link: HostLink) -> None:
+        """Bring a dropped host back with jittered backoff, then resync every pane. A local
+        server whose session is gone means the fleet was stopped: end it."""
         delay = 0.2
         while not self._stopping:
+            link.attempts += 1
             try:
-                if not await self.host.session_exists():
+                if link.name == LOCAL and not await link.host.session_exists():
                     self._end(f"fleet {self.name!r} stopped: its tmux session is gone")
                     return
-                self._control = await self.host.open_control(self._on_event)
-                await self._control.run(
-                    f"refresh-client -B {quote(DEAD_SUB + ':%*:#{pane_dead}')}")
-                existing = await self._windows()
-            except SwarmError:
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 5.0)
-                continue
-            self.connected = True
-            self._by_pane.clear()
-            for agent in self.agents.values():
-                agent.window, agent.pane, dead = existing.get(agent.name, ("", "", True))
-                agent.tracker.pane_died(dead)
-                agent.dirty = True
-                if agent.pane:
-                    self._by_pane[agent.pane] = agent
-            self.listener.host_changed(True, "re-attached")
-            self._wake.set()
-            return
+                await self._bring_up(link)
+                return
+            except (SwarmError, OSError) as exc:
+                detail = str(exc)
+                if detail != link.detail:
+                    link.set_state(False, detail)
+                    self.listener.host_changed(link.name, False, detail)
+            await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+            delay = min(delay * 2, BACKOFF_MAX)
+
+    def end(self, reason: str) -> None:
+        """Tell whoever owns the fleet to stop watching (the agents are being stopped)."""
+        self._end(reason)
 
     def _end(self, reason: str) -> None:
         self.end_reason = reason
@@ -225,6 +285,21 @@ class Fleet:
             agent.tracker.pane_died(True)
         self._evaluate(time.monotonic())
         self.ended.set()
+
+    async def _telemetry_loop(self, link: HostLink) -> None:
+        """GPU utilisation and memory per GPU, where the host has nvidia-smi."""
+        while True:
+            if link.connected:
+                try:
+                    rc, out = await link.host.shell(NVIDIA_SMI, timeout=10)
+                except SwarmError:
+                    rc, out = 1, ""
+                if rc == 127:
+                    link.gpus = None
+                    return  # no GPUs here: never ask again
+                if rc == 0:
+                    link.gpus = parse_gpus(out)
+            await asyncio.sleep(GPU_INTERVAL)
 
     # ------------------------------------------------------------------ screens
     def set_visible(self, names: set[str]) -> None:
@@ -245,11 +320,18 @@ class Fleet:
         return agent.plain_screen()
 
     async def _refresh(self, agents: list[Agent]) -> None:
-        agents = [a for a in agents if a.pane]
-        if not agents or not self.connected:
+        """Capture agents' panes, one pipelined round per host."""
+        by_link: dict[str, list[Agent]] = {}
+        for a in agents:
+            if a.pane and self.link_of(a).connected:
+                by_link.setdefault(a.spec.host, []).append(a)
+        await asyncio.gather(*(self._refresh_link(self.links[k], v) for k, v in by_link.items()))
+
+    async def _refresh_link(self, link: HostLink, agents: list[Agent]) -> None:
+        control = link.control
+        if control is None:
             return
-        lines = [f"capture-pane -p -e -N -t {a.pane}" for a in agents]
-        futures = await self.control().send(lines)
+        futures = await control.send([f"capture-pane -p -e -N -t {a.pane}" for a in agents])
         now = time.monotonic()
         continues = []
         for agent, fut in zip(agents, futures, strict=True):
@@ -267,7 +349,7 @@ class Fleet:
             if agent.name in self._visible:
                 self.listener.screen_changed(agent)
         if continues:
-            await self.control().send(continues)
+            await control.send(continues)
         self._evaluate(now, agents)
 
     def _evaluate(self, now: float, agents: list[Agent] | None = None) -> None:
@@ -287,28 +369,26 @@ class Fleet:
             await asyncio.sleep(COALESCE)
             self._wake.clear()
             now = time.monotonic()
-            due: list[Agent] = []
-            timed: list[Agent] = []
-            deadlines: list[float] = []
-            for agent in self.agents.values():
-                if agent.dirty and agent.pane:
-                    nxt = agent.last_capture + self._interval(agent)
-                    if nxt <= now:
-                        due.append(agent)
-                    else:
-                        deadlines.append(nxt)
-                if (d := agent.tracker.next_deadline()) is not None:
-                    if d <= now:
-                        timed.append(agent)
-                    else:
-                        deadlines.append(d)
-            if due and self.connected:
+            due = [a for a in self.agents.values()
+                   if a.dirty and a.pane and a.last_capture + self._interval(a) <= now]
+            if due:
                 try:
                     await self._refresh(due)
                 except SwarmError:
-                    pass  # the link went down; the Exit event says so
-            self._evaluate(now, timed)
-            timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+                    pass  # a link went down; its Exit event says so
+            self._evaluate(now, [a for a in self.agents.values()
+                                 if (d := a.tracker.next_deadline()) is not None and d <= now])
+            timeout = self._next_timeout()
+
+    def _next_timeout(self) -> float | None:
+        """Seconds until a capture falls due or a state may change on its own; None: never."""
+        deadlines = []
+        for agent in self.agents.values():
+            if agent.dirty and agent.pane:
+                deadlines.append(agent.last_capture + self._interval(agent))
+            if (d := agent.tracker.next_deadline()) is not None:
+                deadlines.append(d)
+        return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 
     # ------------------------------------------------------------------ commands
     def resolve(self, names: list[str], all_agents: bool = False, role: str | None = None,
@@ -356,7 +436,7 @@ class Fleet:
 
     def attach_argv(self, name: str) -> list[str]:
         (agent,) = self.resolve([name])
-        return self.host.attach_argv(agent.window) if agent.window else []
+        return self.link_of(agent).host.attach_argv(agent.window) if agent.window else []
 
     def _message_queued(self, message: Message, agent: Agent) -> None:
         self.listener.message_changed(message)
@@ -374,3 +454,5 @@ class Fleet:
     def states(self) -> dict[str, AgentState]:
         return {a.name: a.state for a in self.agents.values()}
 
+
+__all__ = ["Fleet", "HostUnreachable"]

@@ -18,8 +18,8 @@ class FleetListener(Protocol):
     def message_changed(self, message: Message) -> None:
         """A message was queued or its delivery status changed."""
 
-    def host_changed(self, connected: bool, detail: str) -> None:
-        """The tmux server link went down or came back."""
+    def host_changed(self, host: str, connected: bool, detail: str) -> None:
+        """A host's link went down (detail says why) or came back."""
 
 
 class NullListener:
@@ -32,5 +32,5 @@ class NullListener:
     def message_changed(self, message: Message) -> None:
         pass
 
-    def host_changed(self, connected: bool, detail: str) -> None:
+    def host_changed(self, host: str, connected: bool, detail: str) -> None:
         pass

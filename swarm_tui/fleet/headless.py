@@ -31,5 +31,5 @@ class LogListener:
         self._line(f"message #{message.id} {message.sender} → {message.recipient}: "
                    f"{message.status}")
 
-    def host_changed(self, connected: bool, detail: str) -> None:
-        self._line(f"tmux server {'connected' if connected else 'lost'}: {detail}")
+    def host_changed(self, host: str, connected: bool, detail: str) -> None:
+        self._line(f"host {host} {'connected' if connected else 'down: ' + detail}")

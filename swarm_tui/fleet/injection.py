@@ -47,14 +47,16 @@ class Injector:
     def __init__(
         self,
         store: Store,
-        control: Callable[[], ControlClient],
+        control: Callable[[Agent], ControlClient],
         capture: Callable[[Agent], Awaitable[list[str]]],
         notify: Callable[[Message, Agent], None],
+        reachable: Callable[[Agent], bool],
     ):
         self._store = store
         self._control = control
         self._capture = capture
         self._notify = notify
+        self._reachable = reachable
         self._tasks: dict[str, asyncio.Task[None]] = {}
 
     def start(self, agent: Agent) -> None:
@@ -89,12 +91,12 @@ class Injector:
             self._notify(updated or message, agent)
 
     async def _wait_ready(self, agent: Agent) -> None:
-        while not agent.tracker.ready:
+        while not (agent.tracker.ready and self._reachable(agent)):
             agent.changed.clear()
             await agent.changed.wait()
 
     async def _deliver(self, agent: Agent, message: Message) -> tuple[str, str]:
-        control = self._control()
+        control = self._control(agent)
         adapter = agent.adapter
         before = await self._capture(agent)
         draft = adapter.read(before).draft

@@ -51,13 +51,17 @@ class Focus(_Req):
     label: str
 
 
+class Down(_Req):
+    op: Literal["down"]
+
+
 class Messages(_Req):
     op: Literal["messages"]
     limit: int = Field(50, ge=1, le=10000)
 
 
-Request = Annotated[Ping | Ls | Send | Focus | Messages, Field(discriminator="op")]
-_requests: TypeAdapter[Ping | Ls | Send | Focus | Messages] = TypeAdapter(Request)
+Request = Annotated[Ping | Ls | Send | Focus | Messages | Down, Field(discriminator="op")]
+_requests: TypeAdapter[Ping | Ls | Send | Focus | Messages | Down] = TypeAdapter(Request)
 
 
 class FleetServer:
@@ -126,6 +130,11 @@ class FleetServer:
             return {"ok": True, "from": sender, "messages": [
                 {"id": m.id, "to": m.recipient, "status": m.status, "detail": m.detail}
                 for m in rows if m is not None]}
+        if isinstance(req, Down):
+            if sender != "human":
+                raise SwarmError("an agent cannot stop the fleet; ask the human")
+            fleet.end(f"fleet {fleet.name!r} stopped by `swarm down`")
+            return {"ok": True}
         if isinstance(req, Focus):
             name = req.agent or (sender if sender != "human" else None)
             if name is None:

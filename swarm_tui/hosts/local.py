@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import shlex
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from swarm_tui.errors import TmuxError
+from swarm_tui.hosts.base import LaunchContext
 from swarm_tui.tmux.client import MIN_TMUX, ControlClient, parse_version
 from swarm_tui.tmux.protocol import Event
 
@@ -58,11 +61,36 @@ class LocalHost:
 
     name = "local"
 
-    def __init__(self, socket_name: str, session: str, tmux: str = "tmux"):
+    def __init__(self, socket_name: str, session: str, tmux: str = "tmux",
+                 socket_path: str = ""):
         self.socket_name = socket_name
         self.session = session
         self.tmux = tmux
+        self.socket_path = socket_path
         self._proc: asyncio.subprocess.Process | None = None
+
+    async def connect(self) -> None:
+        check_tmux(self.tmux)
+
+    def launch_context(self) -> LaunchContext:
+        return LaunchContext(
+            python=sys.executable,
+            mock_agent=shlex.join([sys.executable, "-m", "swarm_tui.agents.mock"]),
+            bin_dir=str(Path(sys.executable).parent),
+            socket=self.socket_path,
+        )
+
+    async def shell(self, command: str, timeout: float = 30.0) -> tuple[int, str]:
+        proc = await asyncio.create_subprocess_shell(
+            command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT)
+        try:
+            out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+            return 124, f"timed out after {timeout:.0f} s"
+        return proc.returncode or 0, out.decode("utf-8", "replace")
 
     def argv(self, *args: str) -> list[str]:
         return [self.tmux, "-L", self.socket_name, "-f", str(CONF), *args]

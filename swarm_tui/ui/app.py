@@ -64,7 +64,6 @@ class SwarmApp(App[str]):
         self.marked: set[str] = set()
         self.zoomed = False
         self.cols, self.rows = 1, 1
-        self.host_note = ""
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -161,8 +160,9 @@ class SwarmApp(App[str]):
                 self.notify(f"message #{m.id} to {m.recipient}: {m.status} — {m.detail}",
                             severity="error", timeout=10)
         b.messages.clear()
-        if b.host_note is not None:
-            self.host_note, b.host_note = b.host_note, None
+        if b.hosts:
+            b.hosts.clear()
+            self._draw_states()
             self._draw_sidebar()
 
     def _draw_states(self) -> None:
@@ -170,7 +170,9 @@ class SwarmApp(App[str]):
         for tile in self._tiles:
             if tile.agent is not None:
                 name = tile.agent.name
-                tile.update_state(selected=name == current, marked=name in self.marked)
+                link = self.fleet.link_of(tile.agent)
+                tile.update_state(marked=name in self.marked,
+                                  link_down=None if link.connected else link.since)
                 tile.set_class(name == current, "-selected")
                 tile.set_class(name in self.marked, "-marked")
         status = f" page {self.page + 1}/{self.pages} · {len(self.order)} agents"
@@ -183,7 +185,7 @@ class SwarmApp(App[str]):
     def _draw_sidebar(self) -> None:
         visible = {a.name for a in self._page_agents()}
         self._sidebar.show(list(self.fleet.agents.values()), self.current_name(),
-                                     self.marked, visible, self.host_note)
+                           self.marked, visible, self.fleet.links)
 
     # ------------------------------------------------------------------ selection
     def current_name(self) -> str | None:

@@ -13,7 +13,7 @@ class UiBridge:
         self.screens: set[str] = set()
         self.agents: set[str] = set()
         self.messages: list[Message] = []
-        self.host_note: str | None = None
+        self.hosts: set[str] = set()
 
     def agent_changed(self, agent: Agent) -> None:
         self.agents.add(agent.name)
@@ -24,5 +24,5 @@ class UiBridge:
     def message_changed(self, message: Message) -> None:
         self.messages.append(message)
 
-    def host_changed(self, connected: bool, detail: str) -> None:
-        self.host_note = "" if connected else f"tmux link lost: {detail} — reconnecting"
+    def host_changed(self, host: str, connected: bool, detail: str) -> None:
+        self.hosts.add(host)

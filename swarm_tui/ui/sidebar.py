@@ -1,4 +1,5 @@
-"""The sidebar: every agent of the fleet, its state, quiet time and its one focus label."""
+"""The sidebar: every agent, its state, quiet time and its one focus label; on a cluster,
+grouped by node, each node with its link state and its GPUs."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from textual.message import Message
 from textual.widgets import Static
 
 from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.link import GpuStat, HostLink
 from swarm_tui.ui.tiles import STATE_MARKS
 
 STATE_STYLES = {
     "starting": "grey62", "working": "bold green", "idle": "yellow",
     "needs-permission": "bold magenta", "exited": "red",
 }
+BARS = " ▁▂▃▄▅▆▇█"
 
 
 def quiet_for(ts: float, now: float) -> str:
@@ -25,6 +28,32 @@ def quiet_for(ts: float, now: float) -> str:
     if secs < 3600:
         return f"{secs // 60}m"
     return f"{secs // 3600}h"
+
+
+def gpu_summary(gpus: list[GpuStat]) -> str:
+    """One bar per GPU (utilisation), then mean utilisation and memory used / total."""
+    if not gpus:
+        return ""
+    bars = "".join(BARS[min(8, g.util * 8 // 100)] for g in gpus)
+    util = sum(g.util for g in gpus) // len(gpus)
+    used = sum(g.mem_used for g in gpus) / 1024
+    total = sum(g.mem_total for g in gpus) / 1024
+    return f"{bars} {util}% {used:.0f}/{total:.0f}G"
+
+
+def host_line(link: HostLink, width: int, now: float) -> Text:
+    line = Text(no_wrap=True, overflow="ellipsis")
+    if link.connected:
+        line.append("■ ", style="green")
+        line.append(link.name, style="bold")
+        gpus = gpu_summary(link.gpus or [])
+        line.append(f"  up {quiet_for(link.since, now)}" + (f"  {gpus}" if gpus else ""),
+                    style="grey62")
+    else:
+        line.append("■ ", style="bold red")
+        line.append(link.name, style="bold red")
+        line.append(f"  down {quiet_for(link.since, now)}: {link.detail}", style="red")
+    return line
 
 
 class Sidebar(Static):
@@ -40,39 +69,48 @@ class Sidebar(Static):
         self._rows: list[str] = []
 
     def show(self, agents: list[Agent], selected: str | None, marked: set[str],
-             visible: set[str], note: str = "") -> None:
+             visible: set[str], links: dict[str, HostLink]) -> None:
         now = time.time()
         width = max(10, (self.content_region.width or 30))
         text = Text(no_wrap=True, overflow="ellipsis")
         self._rows = []
-        if note:
-            text.append(note + "\n", style="bold red")
-            self._rows.append("")
-        for agent in agents:
-            state = agent.state.value
-            is_sel = agent.name == selected
-            line = Text(no_wrap=True, overflow="ellipsis")
-            line.append("▶" if is_sel else ("✓" if agent.name in marked else " "),
-                        style="bold cyan")
-            line.append(f"{STATE_MARKS[state]} ", style=STATE_STYLES[state])
-            right = f"{state} {quiet_for(agent.last_output_wall, now)}"
-            if agent.pending:
-                right = f"✉{agent.pending} " + right
-            room = max(4, width - len(right) - 4)
-            name = agent.name if len(agent.name) <= room else agent.name[: room - 1] + "…"
-            line.append(name, style="bold reverse" if is_sel else
-                        ("bold" if agent.name in visible else ""))
-            pad = max(1, width - line.cell_len - len(right))
-            line.append(" " * pad)
-            line.append(right, style=STATE_STYLES[state])
-            text.append_text(line)
+        grouped = len(links) > 1 or any(k != "local" for k in links)
+        order = sorted(agents, key=lambda a: list(links).index(a.spec.host)) if grouped \
+            else agents
+        current_host = None
+        for agent in order:
+            if grouped and agent.spec.host != current_host:
+                current_host = agent.spec.host
+                text.append_text(host_line(links[current_host], width, now))
+                text.append("\n")
+                self._rows.append("")
+            text.append_text(self._agent_line(agent, agent.name == selected,
+                                              agent.name in marked, agent.name in visible,
+                                              width, now))
             text.append("\n")
             focus = agent.focus or "—"
-            if agent.tracker.reading.question and state == "needs-permission":
+            if agent.tracker.reading.question and agent.state.value == "needs-permission":
                 focus = f"asks: {agent.tracker.reading.question}"
             text.append(f"   {focus}"[:width] + "\n", style="italic grey62")
             self._rows += [agent.name, agent.name]
         self.update(text)
+
+    @staticmethod
+    def _agent_line(agent: Agent, selected: bool, marked: bool, visible: bool, width: int,
+                    now: float) -> Text:
+        state = agent.state.value
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append("▶" if selected else ("✓" if marked else " "), style="bold cyan")
+        line.append(f"{STATE_MARKS[state]} ", style=STATE_STYLES[state])
+        right = f"{state} {quiet_for(agent.last_output_wall, now)}"
+        if agent.pending:
+            right = f"✉{agent.pending} " + right
+        room = max(4, width - len(right) - 4)
+        name = agent.name if len(agent.name) <= room else agent.name[: room - 1] + "…"
+        line.append(name, style="bold reverse" if selected else ("bold" if visible else ""))
+        line.append(" " * max(1, width - line.cell_len - len(right)))
+        line.append(right, style=STATE_STYLES[state])
+        return line
 
     def on_click(self, event: events.Click) -> None:
         y = event.y - self.content_region.y + self.region.y + self.scroll_offset.y

@@ -6,6 +6,7 @@ Captured text goes in as Rich `Text.from_ansi`, never as markup (agent output is
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 
 from rich.console import Console
@@ -79,16 +80,23 @@ class AgentTile(Widget):
         self._lines = squeeze(self.agent.screen) if self.agent else []
         self.refresh(layout=False)
 
-    def update_state(self, selected: bool = False, marked: bool = False) -> None:
+    def update_state(self, marked: bool = False, link_down: float | None = None) -> None:
         agent = self.agent
         if agent is None:
             return
         state = agent.state.value
         for cls in STATE_CLASSES.values():
             self.set_class(cls == STATE_CLASSES[state], cls)
+        self.set_class(link_down is not None, "-link-down")
         mark = "✓ " if marked else ""
         queued = f" · {agent.pending} queued" if agent.pending else ""
-        self.border_title = f"{mark}{STATE_MARKS[state]} {agent.name} · {state}{queued}"
+        where = f" @{agent.spec.host}" if agent.spec.host != "local" else ""
+        if link_down is not None:
+            since = time.strftime("%H:%M:%S", time.localtime(link_down))
+            self.border_title = f"⚠ {agent.name}{where} · link down since {since}{queued}"
+        else:
+            self.border_title = (f"{mark}{STATE_MARKS[state]} {agent.name}{where} · "
+                                 f"{state}{queued}")
         self.border_subtitle = agent.focus or ""
 
     def render_line(self, y: int) -> Strip:

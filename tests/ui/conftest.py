@@ -95,13 +95,15 @@ def still_fleet(tmp: Path, count: int = 12) -> Fleet:
     states = [AgentState.WORKING, AgentState.IDLE, AgentState.NEEDS_PERMISSION,
               AgentState.WORKING, AgentState.EXITED, AgentState.STARTING]
     past = time.time() - 2 * 3600 - 120
+    for link in fleet.links.values():
+        link.connected = True  # a still picture of a healthy fleet
     for spec in fleet.loaded.agents():
         state = states[spec.index % len(states)]
         busy = "⠋ Working… (12s · ↓ 1200 tokens · esc to interrupt)" \
             if state is AgentState.WORKING else ""
         screen = SCREEN.format(name=spec.name, prompt=f"task for {spec.name}", busy=busy,
                                draft="", ctx=90 - spec.index).split("\n")
-        tracker = StateTracker(_adapter(), started=0.0)
+        tracker = fleet.agents[spec.name].tracker
         tracker.state = state
         tracker.reading = Reading(state, "", "run `pytest -q`"
                                   if state is AgentState.NEEDS_PERMISSION else "", 90)

@@ -16,6 +16,7 @@ import pytest
 from swarm_tui.agents.base import AgentState, Reading, plain
 from swarm_tui.agents.mock_adapter import MockAdapter, input_box
 from swarm_tui.config.layout import ResolvedAgent
+from swarm_tui.hosts.local import LocalHost
 
 SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
 
@@ -104,6 +105,6 @@ def test_launch_runs_the_mock_module_with_name_seed_model_and_args() -> None:
         name="Hilbert", cli="mock", model="mock-2", role="worker", focus="", prompt="",
         command="", args=("--work", "2 s"), env={}, cwd="/tmp", index=4,
     )
-    argv = shlex.split(MockAdapter().launch(agent))
+    argv = shlex.split(MockAdapter().launch(agent, LocalHost("s", "f").launch_context()))
     assert argv[:3] == [sys.executable, "-m", "swarm_tui.agents.mock"]
     assert argv[3:] == ["--name", "Hilbert", "--seed", "5", "--model", "mock-2", "--work", "2 s"]

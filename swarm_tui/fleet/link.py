@@ -1,0 +1,53 @@
+"""A fleet's link to one host: its tmux control client, its panes, its health, its GPUs."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from swarm_tui.fleet.agent import Agent
+from swarm_tui.hosts.base import Host
+from swarm_tui.tmux.client import ControlClient
+
+NVIDIA_SMI = ("command -v nvidia-smi >/dev/null 2>&1 || exit 127; nvidia-smi "
+              "--query-gpu=index,utilization.gpu,memory.used,memory.total "
+              "--format=csv,noheader,nounits")
+
+
+@dataclass(frozen=True, slots=True)
+class GpuStat:
+    index: int
+    util: int  # percent
+    mem_used: int  # MiB
+    mem_total: int  # MiB
+
+
+def parse_gpus(text: str) -> list[GpuStat]:
+    """nvidia-smi's CSV (index, util %, MiB used, MiB total); lines it cannot read skipped."""
+    out = []
+    for line in text.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) == 4 and all(p.isdigit() for p in parts):
+            out.append(GpuStat(*(int(p) for p in parts)))
+    return out
+
+
+@dataclass(eq=False)
+class HostLink:
+    name: str
+    host: Host
+    control: ControlClient | None = None
+    connected: bool = False
+    since: float = field(default_factory=time.time)  # when `connected` last changed
+    detail: str = ""  # why it is down, or "" when up
+    by_pane: dict[str, Agent] = field(default_factory=dict)
+    gpus: list[GpuStat] | None = None  # None: no nvidia-smi on this host (or not read yet)
+    attempts: int = 0
+
+    def set_state(self, connected: bool, detail: str = "") -> bool:
+        """Record the link's state; True if it changed."""
+        changed = connected != self.connected
+        if changed:
+            self.since = time.time()
+        self.connected, self.detail = connected, detail
+        return changed

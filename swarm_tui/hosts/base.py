@@ -1,0 +1,51 @@
+"""What the engine needs from a host: its tmux server, one-off commands, and launch facts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from swarm_tui.tmux.client import ControlClient
+from swarm_tui.tmux.protocol import Event
+
+
+@dataclass(frozen=True)
+class LaunchContext:
+    """How commands run on a host: its Python, its mock agent, its `swarm` client and the
+    engine's socket as seen from there."""
+
+    python: str
+    mock_agent: str  # shell words that start the mock agent
+    bin_dir: str  # a directory holding `swarm`, put first on each agent's PATH
+    socket: str  # SWARM_SOCKET for agents on this host
+
+
+class Host(Protocol):
+    """One machine running one tmux server for the fleet."""
+
+    name: str
+    session: str
+
+    async def connect(self) -> None:
+        """Reach the machine and put swarm's support files there (idempotent)."""
+
+    async def run(self, *args: str, stdin: bytes | None = None) -> tuple[int, str]:
+        """A one-off tmux command on this host's server."""
+
+    async def shell(self, command: str, timeout: float = 30.0) -> tuple[int, str]:
+        """A one-off shell command on the host (verify commands, telemetry, checks)."""
+
+    async def session_exists(self) -> bool: ...
+
+    async def ensure_session(self, cwd: str) -> bool: ...
+
+    async def open_control(self, on_event: Callable[[Event], None]) -> ControlClient: ...
+
+    def launch_context(self) -> LaunchContext: ...
+
+    def attach_argv(self, window: str) -> list[str]: ...
+
+    async def kill_server(self) -> None: ...
+
+    async def close(self) -> None: ...
