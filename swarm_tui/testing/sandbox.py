@@ -17,7 +17,6 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,7 +61,8 @@ def mock_agent(name: str, *extra_args: str, **fields: Any) -> dict[str, Any]:
     return {"name": name, "cli": "mock", "args": [*FAST_MOCK_ARGS, *extra_args], **fields}
 
 
-def shell_agent(name: str, command: str = "bash --norc --noprofile", **fields: Any) -> dict:
+def shell_agent(name: str, command: str = "bash --norc --noprofile",
+                **fields: Any) -> dict[str, Any]:
     """A plain shell in an agent's window: type commands into it as the agent would."""
     return {"name": name, "cli": "generic", "command": command, **fields}
 
@@ -154,7 +154,9 @@ class Headless:
                 raise AssertionError(f"swarm exited ({self.proc.returncode}) before printing "
                                      f"{text!r}\n{self.output()}")
             return None
-        return wait_until(found, timeout, f"swarm to print {text!r}", self.output)
+        line = wait_until(found, timeout, f"swarm to print {text!r}", self.output)
+        assert line is not None  # wait_until returns only a truthy value
+        return line
 
     def wait_ready(self, timeout: float = 10.0) -> str:
         return self.wait_for_line("running headless", timeout)
@@ -311,7 +313,8 @@ class Sandbox:
         for sock in self.home.glob(f"tmux-{os.getuid()}/*"):
             subprocess.run(["tmux", "-S", str(sock), "kill-server"], env=self.env,
                            capture_output=True, timeout=10)
-        deadline = time.monotonic() + 5
-        while any(s.alive() for s in self._servers) and time.monotonic() < deadline:
-            time.sleep(0.05)  # teardown only: give the servers a moment to go
-        shutil.rmtree(self.home, ignore_errors=True)
+        try:
+            wait_until(lambda: not any(s.alive() for s in self._servers), 5,
+                       "the sandbox's tmux servers to exit")
+        finally:
+            shutil.rmtree(self.home, ignore_errors=True)

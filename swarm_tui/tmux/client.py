@@ -62,8 +62,8 @@ class ControlClient:
                     break
                 for event in self._parser.feed(chunk):
                     self._dispatch(event)
-        except (OSError, asyncio.IncompleteReadError) as exc:
-            self.exit_reason = str(exc)
+        except Exception as exc:  # noqa: BLE001 - any transport's error (SSH too) ends the channel
+            self.exit_reason = str(exc) or type(exc).__name__
         finally:
             self._finish(self.exit_reason or "control channel closed")
 

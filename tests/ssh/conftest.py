@@ -1,0 +1,48 @@
+"""Fixtures for the SSH tests: in-process SSH nodes and a private state directory."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from swarm_tui.testing.ssh_server import SSHCluster
+
+
+@pytest.fixture
+def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A short SWARM_HOME (socket paths are limited to ~107 bytes); tmux servers reaped."""
+    path = Path("/tmp") / f"sws-{secrets.token_hex(3)}"
+    path.mkdir(mode=0o700)
+    monkeypatch.setenv("SWARM_HOME", str(path))
+    monkeypatch.delenv("SWARM_SOCKET", raising=False)
+    monkeypatch.delenv("SWARM_TOKEN", raising=False)
+    monkeypatch.delenv("TMUX", raising=False)
+    try:
+        yield path
+    finally:
+        from swarm_tui.paths import tmux_socket_name
+
+        base = tmux_socket_name("ssh")
+        sockdir = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}"
+        for sock in sockdir.glob(f"{base}*"):
+            subprocess.run(["tmux", "-L", sock.name, "kill-server"], capture_output=True)
+        shutil.rmtree(path, ignore_errors=True)
+        for support in (Path.home() / ".cache" / "swarm").glob(f"{base}-*"):
+            shutil.rmtree(support, ignore_errors=True)
+
+
+@pytest.fixture
+async def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[SSHCluster]:
+    c = SSHCluster(tmp_path)
+    monkeypatch.setenv("SWARM_SSH_CONFIG", str(c.config))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    try:
+        yield c
+    finally:
+        await c.close()
