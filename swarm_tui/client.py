@@ -12,12 +12,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import socket
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+MAX_MESSAGE_BYTES = 3 * 1024 * 1024  # the socket takes requests up to 4 MiB
+
+
+def fleet_slug(name: str) -> str:
+    """The file name a fleet's socket uses (the same rule as swarm_tui.paths)."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:40] or "fleet"
 
 
 class ClientError(Exception):
@@ -26,7 +34,7 @@ class ClientError(Exception):
 
 def find_socket(fleet: str | None, run_dir: Path) -> Path:
     if fleet:
-        path = run_dir / f"{fleet}.sock"
+        path = run_dir / f"{fleet_slug(fleet)}.sock"
         if not path.exists():
             raise ClientError(f"no swarm is running fleet {fleet!r} (start it: swarm up {fleet})")
         return path
@@ -65,6 +73,8 @@ def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[
             data += chunk
     except TimeoutError:
         raise ClientError(f"swarm on {path} did not answer within {timeout:.0f} s") from None
+    except OSError as exc:
+        raise ClientError(f"swarm on {path} dropped the request: {exc.strerror or exc}") from None
     finally:
         sock.close()
     if not data:
@@ -141,6 +151,10 @@ def cmd_send(args: argparse.Namespace, run_dir: Path) -> int:
         text = sys.stdin.read()
     if not text.strip():
         raise ClientError("empty message: nothing to send")
+    size = len(text.encode("utf-8", "replace"))
+    if size > MAX_MESSAGE_BYTES:
+        raise ClientError(f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES} bytes "
+                          "(send a path to a file instead)")
     reply = _ask(args, run_dir, {"op": "send", "to": names, "all": args.all, "role": args.role,
                         "text": text, "wait": args.wait}, timeout=args.wait + 30)
     failed = 0

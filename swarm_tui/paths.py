@@ -34,7 +34,7 @@ def run_dir() -> Path:
 
 
 def fleet_slug(name: str) -> str:
-    return _NAME.sub("_", name)[:40] or "fleet"
+    return _NAME.sub("_", name)[:40] or "fleet"  # client.fleet_slug repeats this rule
 
 
 def socket_path(fleet: str) -> Path:

@@ -175,12 +175,14 @@ class Fleet:
 
     async def _windows(self, control: ControlClient, session: str
                        ) -> dict[str, tuple[str, str, bool]]:
+        # '|' separates fields: tmux shows a control client a tab as '_' (seen over SSH),
+        # and no agent name, window or pane id contains '|'
         reply = await control.run(
             f"list-windows -t ={session} -F "
-            + quote("#{window_id}\t#{pane_id}\t#{pane_dead}\t#{@swarm_agent}"))
+            + quote("#{window_id}|#{pane_id}|#{pane_dead}|#{@swarm_agent}"))
         found = {}
         for line in reply.text().splitlines():
-            parts = line.split("\t")
+            parts = line.split("|")
             if len(parts) == 4 and parts[3]:
                 found[parts[3]] = (parts[0], parts[1], parts[2] == "1")
         return found

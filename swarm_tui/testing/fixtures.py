@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from swarm_tui.testing.sandbox import _LEAKY_ENV, Sandbox
+from swarm_tui.testing.sandbox import LEAKY_ENV, Sandbox
 from swarm_tui.testing.waiting import async_wait_until
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     box = Sandbox.create(tmp_path)
-    for key in _LEAKY_ENV:
+    for key in LEAKY_ENV:
         monkeypatch.delenv(key, raising=False)
     # in-process fleets read these from os.environ; subprocesses get box.env
     monkeypatch.setenv("SWARM_HOME", str(box.home))

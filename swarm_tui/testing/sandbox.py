@@ -29,7 +29,7 @@ FAST_MOCK_ARGS = ("--work", "0.5", "--startup", "0.3", "--permission-rate", "0",
                   "--give-up-rate", "0", "--quiet-rate", "0")
 
 # Variables that would make a test talk to a real fleet or a real tmux server.
-_LEAKY_ENV = ("TMUX", "TMUX_PANE", "SWARM_TOKEN", "SWARM_SOCKET", "SWARM_AGENT", "SWARM_FLEET",
+LEAKY_ENV = ("TMUX", "TMUX_PANE", "SWARM_TOKEN", "SWARM_SOCKET", "SWARM_AGENT", "SWARM_FLEET",
               "SWARM_MOCK_LOG")
 
 
@@ -189,7 +189,7 @@ class Sandbox:
     @classmethod
     def create(cls, files: Path) -> Sandbox:
         home = Path(tempfile.mkdtemp(prefix="sw-", dir="/tmp"))
-        env = {k: v for k, v in os.environ.items() if k not in _LEAKY_ENV}
+        env = {k: v for k, v in os.environ.items() if k not in LEAKY_ENV}
         env.update(SWARM_HOME=str(home), TMUX_TMPDIR=str(home), PYTHONUNBUFFERED="1")
         return cls(home=home, files=files, env=env)
 

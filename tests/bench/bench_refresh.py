@@ -31,7 +31,8 @@ from swarm_tui.fleet.engine import Fleet
 from swarm_tui.fleet.events import NullListener
 from swarm_tui.fleet.store import Store
 
-PRINTER = "import time\nwhile True:\n    print('T %.6f' % time.time(), flush=True)\n    time.sleep(0.2)\n"
+PRINTER = ("import time\nwhile True:\n"
+           "    print('T %.6f' % time.time(), flush=True)\n    time.sleep(0.2)\n")
 STAMP = re.compile(r"T (\d+\.\d+)")
 
 

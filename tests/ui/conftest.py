@@ -16,7 +16,6 @@ from swarm_tui.config.layout import load_layout
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.fleet.store import Store
-from swarm_tui.fleet.tracker import StateTracker
 
 FAST = '["--work", "0.4", "--startup", "0.2", "--permission-rate", "0", ' \
        '"--give-up-rate", "0", "--quiet-rate", "0"]'

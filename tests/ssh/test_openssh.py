@@ -1,0 +1,115 @@
+"""Real OpenSSH: three namespace "nodes", each with its own address and sshd, eight agents
+each, one fleet; node-to-node messages; a link cut and restored loses nothing.
+
+Needs root, iproute2 and openssh-server (`.ci/run` installs it). Elsewhere these tests skip
+with the reason, except in CI (CI=true), where a skip is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from swarm_tui.agents.base import AgentState
+from swarm_tui.config.layout import load_layout
+from swarm_tui.fleet.engine import Fleet
+from swarm_tui.fleet.server import FleetServer
+from swarm_tui.fleet.store import Store
+from swarm_tui.paths import socket_path
+from swarm_tui.testing import netns
+from tests.ssh.test_cluster import FAST, until
+
+
+@pytest.fixture
+def nodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[netns.NetnsCluster]:
+    reason = netns.available()
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"real-sshd tests cannot run in CI: {reason}")
+        pytest.skip(f"real-sshd tests skipped: {reason}")
+    cluster = netns.NetnsCluster(tmp_path / "ns")
+    monkeypatch.setenv("SWARM_SSH_CONFIG", str(cluster.config))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    try:
+        for i in (1, 2, 3):
+            cluster.add(f"node{i}")
+        yield cluster
+    finally:
+        cluster.close()
+
+
+def received(log: Path, agent: str) -> list[str]:
+    if not log.exists():
+        return []
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    return [r["text"] for r in rows if r["agent"] == agent]
+
+
+@pytest.fixture
+async def fleet(nodes: netns.NetnsCluster, home: Path, tmp_path: Path) -> AsyncIterator[Fleet]:
+    log = tmp_path / "mock.log"
+    layout = tmp_path / "ssh.toml"
+    layout.write_text(
+        'name = "ssh"\n[defaults]\ncli = "mock"\n'
+        '[hosts."node[1-3]"]\nssh = "node{}"\n'
+        '[[agents]]\nname = "Relay"\nhost = "node1"\ncli = "generic"\n'
+        'command = "bash --norc --noprofile"\n'
+        f'[[groups]]\nhosts = ["node[1-3]"]\nper_host = 8\nargs = {FAST}\n'
+        f'env = {{ SWARM_MOCK_LOG = "{log}" }}\n')
+    store = Store(home / "ssh.sqlite3")
+    f = Fleet(load_layout(layout), store)
+    server = FleetServer(f, socket_path(f.name))
+    await server.start()
+    await f.start()
+    try:
+        yield f
+    finally:
+        await server.stop()
+        await f.down()
+        store.close()
+
+
+def on(fleet: Fleet, host: str) -> list[str]:
+    return [a.name for a in fleet.agents.values() if a.spec.host == host and a.spec.cli == "mock"]
+
+
+async def test_three_nodes_eight_agents_each_in_one_fleet(fleet: Fleet, tmp_path: Path) -> None:
+    assert [len(on(fleet, f"node{i}")) for i in (1, 2, 3)] == [8, 8, 8]
+    assert all(link.connected for link in fleet.links.values())
+    await until(lambda: all(a.state is AgentState.IDLE for a in fleet.agents.values()),
+                timeout=60, what="all 25 agents idle")
+    # node to node: a shell on node1 runs the node's own `swarm` client
+    target = on(fleet, "node3")[0]
+    fleet.send(["Relay"], f'swarm send {target} "from node1 with love"')
+    log = tmp_path / "mock.log"
+    await until(lambda: received(log, target), timeout=20, what="node1 -> node3 message")
+    assert received(log, target) == ["[message from Relay] from node1 with love"]
+
+
+async def test_link_cut_and_restored_loses_nothing(fleet: Fleet, nodes: netns.NetnsCluster,
+                                                   tmp_path: Path) -> None:
+    log = tmp_path / "mock.log"
+    victims = on(fleet, "node2")
+    await until(lambda: all(fleet.agents[n].state is AgentState.IDLE for n in victims),
+                timeout=60, what="node2's agents idle")
+    panes = {n: fleet.agents[n].pane for n in victims}
+    nodes.nodes["node2"].cut()
+    # keepalive notices a silent link within seconds
+    await until(lambda: not fleet.links["node2"].connected, timeout=30, what="node2 down")
+    for name in victims:
+        fleet.send([name], f"queued for {name} during the outage")
+    other = on(fleet, "node3")[1]
+    fleet.send([other], "node3 is unaffected")
+    await until(lambda: received(log, other), timeout=20, what="node3 delivery")
+    assert all(received(log, n) == [] for n in victims)
+    nodes.nodes["node2"].restore()
+    await until(lambda: fleet.links["node2"].connected, timeout=30, what="node2 reconnected")
+    for name in victims:
+        await until(lambda n=name: received(log, n), timeout=30, what=f"{name}'s message")
+    assert {n: received(log, n) for n in victims} == {
+        n: [f"queued for {n} during the outage"] for n in victims}
+    assert {n: fleet.agents[n].pane for n in victims} == panes  # re-attached, same panes
