@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     att.add_argument("name")
     att.add_argument("--fleet")
 
+    doc = sub.add_parser("doctor", help="check every host of a layout: reachable, host key, "
+                         "tmux, Python, agent CLIs, GPUs")
+    doc.add_argument("layout")
+
     sub.add_parser("schema", help="print the layout file's JSON Schema")
     return p
 
@@ -100,13 +104,15 @@ def _up(layout_arg: str, headless: bool) -> int:
 
 async def _run_fleet(loaded: Any, store: Any, headless: bool) -> int:
     from swarm_tui.fleet.engine import Fleet
+    from swarm_tui.fleet.headless import StartProgress
     from swarm_tui.fleet.server import FleetServer
 
     fleet = Fleet(loaded, store)
+    fleet.listener = StartProgress(sys.stderr, list(fleet.links))
     server = FleetServer(fleet, paths.socket_path(fleet.name))
     try:
+        await server.start()  # before the hosts: their agents' clients reach it at once
         await fleet.start()
-        await server.start()
         if headless:
             await _headless(fleet)
         else:
@@ -173,6 +179,18 @@ def cmd_down(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from swarm_tui.config.layout import load_layout, resolve_layout
+    from swarm_tui.hosts.doctor import doctor
+
+    loaded = load_layout(resolve_layout(args.layout))
+    reports = asyncio.run(doctor(loaded))
+    width = max(len(r.host) for r in reports)
+    for r in reports:
+        print(f"{r.host.ljust(width)}  {'ok  ' if r.ok else 'FAIL'}  {r.line}")
+    return 0 if all(r.ok for r in reports) else 1
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     from swarm_tui.config.layout import json_schema
 
@@ -194,7 +212,7 @@ def cmd_attach(args: argparse.Namespace) -> int:
 
 VERBS = {
     "demo": cmd_demo, "up": cmd_up, "down": cmd_down, "attach": cmd_attach,
-    "schema": cmd_schema,
+    "doctor": cmd_doctor, "schema": cmd_schema,
 }
 
 if __name__ == "__main__":

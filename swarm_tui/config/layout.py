@@ -35,6 +35,7 @@ class AgentDefaults(_Strict):
     role: str = Field("worker", description="A role name; `swarm send --role` targets it.")
     cwd: str = Field("", description="Working directory (relative to the layout file).")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
+    command: str = Field("", description="Command line for cli='generic' agents.")
 
 
 class AgentSpec(_Strict):
@@ -151,7 +152,8 @@ class Layout(_Strict):
             if agent.host != LOCAL and agent.host not in hosts:
                 problems.append(f"agents[{i}].host: unknown host {agent.host!r} "
                                 f"(hosts: {', '.join([LOCAL, *hosts])})")
-            if (agent.cli or self.defaults.cli) == "generic" and not agent.command:
+            if (agent.cli or self.defaults.cli) == "generic" and not (
+                    agent.command or self.defaults.command):
                 problems.append(f"agents[{i}].command: cli 'generic' needs a command to run")
         for g, group in enumerate(self.groups):
             for h in group.hosts:
@@ -162,7 +164,8 @@ class Layout(_Strict):
                     continue
                 problems += [f"groups[{g}].hosts: unknown host {n!r}"
                              for n in names if n != LOCAL and n not in hosts]
-            if (group.cli or self.defaults.cli) == "generic" and not group.command:
+            if (group.cli or self.defaults.cli) == "generic" and not (
+                    group.command or self.defaults.command):
                 problems.append(f"groups[{g}].command: cli 'generic' needs a command to run")
         if not problems:
             try:
@@ -243,7 +246,7 @@ class Layout(_Strict):
                     role=a.role or d.role,
                     focus=a.focus,
                     prompt=a.prompt,
-                    command=a.command,
+                    command=a.command or d.command,
                     args=tuple(a.args),
                     env=env,
                     cwd=(str((base / cwd).resolve()) if cwd else str(base.resolve()))

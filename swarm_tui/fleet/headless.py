@@ -33,3 +33,31 @@ class LogListener:
 
     def host_changed(self, host: str, connected: bool, detail: str) -> None:
         self._line(f"host {host} {'connected' if connected else 'down: ' + detail}")
+
+
+class StartProgress:
+    """While a fleet comes up: one line per host as it connects or fails (on stderr, before
+    the UI takes the terminal)."""
+
+    def __init__(self, out: TextIO, hosts: list[str]):
+        self.out = out
+        self.pending = set(hosts)
+        if len(hosts) > 1:
+            self.out.write(f"swarm: connecting to {len(hosts)} hosts: {', '.join(hosts)}\n")
+            self.out.flush()
+
+    def agent_changed(self, agent: Agent) -> None:
+        pass
+
+    def screen_changed(self, agent: Agent) -> None:
+        pass
+
+    def message_changed(self, message: Message) -> None:
+        pass
+
+    def host_changed(self, host: str, connected: bool, detail: str) -> None:
+        self.pending.discard(host)
+        state = "up" if connected else f"DOWN ({detail}); retrying in the background"
+        left = f" [{len(self.pending)} to go]" if self.pending else ""
+        self.out.write(f"swarm: {host} {state}{left}\n")
+        self.out.flush()

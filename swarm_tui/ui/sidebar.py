@@ -34,7 +34,7 @@ def gpu_summary(gpus: list[GpuStat]) -> str:
     """One bar per GPU (utilisation), then mean utilisation and memory used / total."""
     if not gpus:
         return ""
-    bars = "".join(BARS[min(8, g.util * 8 // 100)] for g in gpus)
+    bars = "".join(BARS[min(8, round(g.util * 8 / 100))] for g in gpus)
     util = sum(g.util for g in gpus) // len(gpus)
     used = sum(g.mem_used for g in gpus) / 1024
     total = sum(g.mem_total for g in gpus) / 1024
@@ -52,7 +52,9 @@ def host_line(link: HostLink, width: int, now: float) -> Text:
     else:
         line.append("■ ", style="bold red")
         line.append(link.name, style="bold red")
-        line.append(f"  down {quiet_for(link.since, now)}: {link.detail}", style="red")
+        why = link.detail.removeprefix(f"{link.name}: ")
+        line.append(f"  down {quiet_for(link.since, now)}: {why}", style="red")
+    line.truncate(width, overflow="ellipsis")
     return line
 
 

@@ -93,7 +93,7 @@ class AgentTile(Widget):
         where = f" @{agent.spec.host}" if agent.spec.host != "local" else ""
         if link_down is not None:
             since = time.strftime("%H:%M:%S", time.localtime(link_down))
-            self.border_title = f"⚠ {agent.name}{where} · link down since {since}{queued}"
+            self.border_title = f"⚠ {agent.name}{where} · link down {since}{queued}"
         else:
             self.border_title = (f"{mark}{STATE_MARKS[state]} {agent.name}{where} · "
                                  f"{state}{queued}")

@@ -117,3 +117,35 @@ def _adapter():  # type: ignore[no-untyped-def]
     from swarm_tui.agents.mock_adapter import MockAdapter
 
     return MockAdapter()
+
+
+def still_cluster(tmp: Path) -> Fleet:
+    """A still fleet on two nodes: node01 up with four GPUs, node02's link down."""
+    from swarm_tui.fleet.link import GpuStat
+
+    path = tmp / "cluster.toml"
+    path.write_text(
+        'name = "cluster"\n[defaults]\ncli = "mock"\n'
+        '[hosts."node[01-02]"]\nssh = "gpu-node-{}"\ngpus = 4\n'
+        '[[agents]]\nname = "Planner"\nrole = "planner"\nfocus = "hand out tasks"\n'
+        '[[groups]]\nhosts = ["node[01-02]"]\nper_host = 4\ngpus_per_agent = 1\n'
+        'focus = "train a shard"\n')
+    store = Store(tmp / "cluster.sqlite3")
+    fleet = Fleet(load_layout(path), store)
+    past = time.time() - 2 * 3600 - 120
+    for agent in fleet.agents.values():
+        agent.tracker.state = AgentState.WORKING
+        agent.tracker.reading = Reading(AgentState.WORKING, "", "", 70)
+        agent.screen = SCREEN.format(name=agent.name, prompt="train shard", draft="", ctx=70,
+                                     busy="⠋ Working… (3m · ↓ 9000 tokens · esc to interrupt)"
+                                     ).split("\n")
+        agent.last_output_wall = past
+        agent.window, agent.pane = "@1", "%1"
+    links = fleet.links
+    for link in links.values():
+        link.connected, link.since = True, past
+    links["node01"].gpus = [GpuStat(0, 97, 61000, 81920), GpuStat(1, 40, 20000, 81920),
+                            GpuStat(2, 100, 80000, 81920), GpuStat(3, 0, 0, 81920)]
+    links["node02"].connected = False
+    links["node02"].detail = "node02: connection lost: Connection lost"
+    return fleet

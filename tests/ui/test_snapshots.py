@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from swarm_tui.ui.app import SwarmApp
-from tests.ui.conftest import still_fleet
+from tests.ui.conftest import still_cluster, still_fleet
 
 
 def test_fleet_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -27,3 +27,7 @@ def test_prompt_over_marked_agents(snap_compare, tmp_path: Path) -> None:  # typ
 def test_small_terminal_pages(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = SwarmApp(still_fleet(tmp_path, count=16))
     assert snap_compare(app, terminal_size=(100, 30), press=["pagedown"])
+
+
+def test_cluster_grouped_by_node(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(SwarmApp(still_cluster(tmp_path)), terminal_size=(170, 44))

@@ -1,0 +1,69 @@
+"""`swarm doctor`: check every host of a layout, one line each, all at once."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from dataclasses import dataclass
+
+from swarm_tui.config.layout import LoadedLayout, ResolvedAgent
+from swarm_tui.errors import SwarmError
+from swarm_tui.hosts.base import Host
+from swarm_tui.hosts.registry import make_hosts
+
+NVIDIA_COUNT = ("command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi --query-gpu=name "
+                "--format=csv,noheader | wc -l || echo 0")
+
+
+@dataclass(frozen=True)
+class HostReport:
+    host: str
+    ok: bool
+    line: str
+
+
+def programs(agents: list[ResolvedAgent], python: str) -> list[str]:
+    """The programs a host's agents need: their CLIs' commands (and Python for the client)."""
+    needed = [python]
+    for agent in agents:
+        if agent.cli == "generic":
+            words = shlex.split(agent.command)
+            program = words[0] if words else ""
+        else:
+            program = "" if agent.cli == "mock" else agent.cli
+        if program and program not in needed:
+            needed.append(program)
+    return needed
+
+
+async def check_host(host: Host, agents: list[ResolvedAgent]) -> HostReport:
+    try:
+        await host.connect()  # reachable, host key trusted, tmux present and new enough
+        ctx = host.launch_context()
+        needed = programs(agents, ctx.python)
+        probe = "; ".join(f"command -v {shlex.quote(p)} >/dev/null 2>&1 && echo y || echo n"
+                          for p in needed)
+        rc, out = await host.shell(f"{probe}; tmux -V; {NVIDIA_COUNT}", timeout=20)
+        lines = out.splitlines()
+        found = dict(zip(needed, [ln.strip() == "y" for ln in lines[: len(needed)]],
+                         strict=False))
+        tmux = next((ln for ln in lines if ln.startswith("tmux ")), "tmux ?")
+        gpus = lines[-1].strip() if lines and lines[-1].strip().isdigit() else "0"
+        missing = [p for p, ok in found.items() if not ok]
+        clis = " ".join(f"{p}{'' if ok else ' MISSING'}" for p, ok in found.items())
+        line = f"{tmux}; programs: {clis}; GPUs: {gpus}; agents: {len(agents)}"
+        if missing:
+            return HostReport(host.name, False,
+                              f"{line} — install {', '.join(missing)} on {host.name}")
+        return HostReport(host.name, True, line)
+    except SwarmError as exc:
+        return HostReport(host.name, False, str(exc).removeprefix(f"{host.name}: "))
+    finally:
+        await host.close()
+
+
+async def doctor(loaded: LoadedLayout) -> list[HostReport]:
+    hosts = make_hosts(loaded)
+    agents = loaded.agents()
+    return list(await asyncio.gather(*(
+        check_host(h, [a for a in agents if a.host == key]) for key, h in hosts.items())))
