@@ -72,6 +72,9 @@ def main(argv: list[str] | None = None) -> None:
         code = getattr(exc, "exit_code", 1)
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:  # `swarm messages | head`: the reader left, nothing to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
     sys.exit(code)
 
 
