@@ -26,6 +26,11 @@ class _Server(asyncssh.SSHServer):
     def unix_server_requested(self, listen_path: str) -> bool:
         return True
 
+    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str,
+                             orig_port: int) -> bool:
+        self.node.tunnels.append((dest_host, dest_port))  # used as a ProxyJump host
+        return True
+
 
 async def _run_command(process: asyncssh.SSHServerProcess[bytes]) -> None:
     local = await asyncio.create_subprocess_shell(
@@ -70,6 +75,8 @@ class SSHNode:
     dir: Path
     port: int = 0
     connections: list[asyncssh.SSHServerConnection] = field(default_factory=list)
+    tunnels: list[tuple[str, int]] = field(default_factory=list)
+    jump: str = ""  # reach this node through another (ProxyJump)
     _acceptor: asyncssh.SSHAcceptor | None = None
     host_key: asyncssh.SSHKey = field(default_factory=lambda: asyncssh.generate_private_key(
         "ssh-ed25519"))
@@ -105,9 +112,10 @@ class SSHNode:
         return f"[127.0.0.1]:{self.port} {key}\n"
 
     def config_block(self, key_path: Path, known_hosts: Path) -> str:
+        jump = f"  ProxyJump {self.jump}\n" if self.jump else ""
         return (f"Host {self.name}\n  HostName 127.0.0.1\n  Port {self.port}\n"
                 f"  User {os.environ.get('USER', 'root')}\n  IdentityFile {key_path}\n"
-                f"  UserKnownHostsFile {known_hosts}\n  IdentitiesOnly yes\n\n")
+                f"  UserKnownHostsFile {known_hosts}\n  IdentitiesOnly yes\n{jump}\n")
 
 
 def client_key_line(key: asyncssh.SSHKey) -> str:
@@ -129,8 +137,8 @@ class SSHCluster:
         self.known_hosts = self.dir / "known_hosts"
         self.config = self.dir / "ssh_config"
 
-    async def add(self, name: str) -> SSHNode:
-        node = SSHNode(name, self.dir)
+    async def add(self, name: str, jump: str = "") -> SSHNode:
+        node = SSHNode(name, self.dir, jump=jump)
         await node.start(self.key)
         self.nodes[name] = node
         self.write()

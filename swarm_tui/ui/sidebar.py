@@ -30,15 +30,24 @@ def quiet_for(ts: float, now: float) -> str:
     return f"{secs // 3600}h"
 
 
+def _bar(fraction: float) -> str:
+    return BARS[max(0, min(8, round(fraction * 8)))]
+
+
 def gpu_summary(gpus: list[GpuStat]) -> str:
     """One bar per GPU (utilisation), then mean utilisation and memory used / total."""
     if not gpus:
         return ""
-    bars = "".join(BARS[min(8, round(g.util * 8 / 100))] for g in gpus)
+    bars = "".join(_bar(g.util / 100) for g in gpus)
     util = sum(g.util for g in gpus) // len(gpus)
     used = sum(g.mem_used for g in gpus) / 1024
     total = sum(g.mem_total for g in gpus) / 1024
     return f"{bars} {util}% {used:.0f}/{total:.0f}G"
+
+
+def gpu_memory(gpus: list[GpuStat]) -> str:
+    """One bar per GPU: memory used of that GPU's total."""
+    return "".join(_bar(g.mem_used / g.mem_total if g.mem_total else 0) for g in gpus)
 
 
 def host_line(link: HostLink, width: int, now: float) -> Text:
@@ -46,15 +55,17 @@ def host_line(link: HostLink, width: int, now: float) -> Text:
     if link.connected:
         line.append("■ ", style="green")
         line.append(link.name, style="bold")
-        gpus = gpu_summary(link.gpus or [])
-        line.append(f"  up {quiet_for(link.since, now)}" + (f"  {gpus}" if gpus else ""),
-                    style="grey62")
+        line.append(f"  up {quiet_for(link.since, now)}", style="grey62")
+        if link.gpus:
+            line.append(f"\n   util {gpu_summary(link.gpus)}\n   mem  {gpu_memory(link.gpus)}",
+                        style="grey62")
     else:
         line.append("■ ", style="bold red")
         line.append(link.name, style="bold red")
         why = link.detail.removeprefix(f"{link.name}: ")
         line.append(f"  down {quiet_for(link.since, now)}: {why}", style="red")
-    line.truncate(width, overflow="ellipsis")
+    if not link.gpus:
+        line.truncate(width, overflow="ellipsis")
     return line
 
 
@@ -83,9 +94,10 @@ class Sidebar(Static):
         for agent in order:
             if grouped and agent.spec.host != current_host:
                 current_host = agent.spec.host
-                text.append_text(host_line(links[current_host], width, now))
+                header = host_line(links[current_host], width, now)
+                text.append_text(header)
                 text.append("\n")
-                self._rows.append("")
+                self._rows += [""] * (header.plain.count("\n") + 1)
             text.append_text(self._agent_line(agent, agent.name == selected,
                                               agent.name in marked, agent.name in visible,
                                               width, now))

@@ -131,3 +131,22 @@ async def test_unreachable_node_is_reported_and_others_work(
     finally:
         await f.down()
         store.close()
+
+
+async def test_proxyjump_from_ssh_config_is_honoured(cluster: SSHCluster, home: Path,
+                                                     tmp_path: Path) -> None:
+    jump = await cluster.add("bastion")
+    await cluster.add("n1", jump="bastion")
+    await cluster.add("n2", jump="bastion")
+    store = Store(home / "ssh.sqlite3")
+    f = Fleet(load_layout(layout(tmp_path, ["n1", "n2"])), store)
+    await f.start()
+    try:
+        assert f.links["n1"].connected and f.links["n2"].connected
+        ports = {cluster.nodes["n1"].port, cluster.nodes["n2"].port}
+        assert {port for _, port in jump.tunnels} == ports  # both went through the bastion
+        f.send(["Hilbert"], "through the bastion")
+        await until(lambda: received(tmp_path, "Hilbert"), what="message via ProxyJump")
+    finally:
+        await f.down()
+        store.close()
