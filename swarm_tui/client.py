@@ -107,6 +107,12 @@ def add_client_verbs(sub: Any) -> None:
     focus.add_argument("args", nargs="*", metavar="[NAME] LABEL")
     focus.add_argument("--fleet")
 
+    hook = sub.add_parser("hook", help="(for agent CLIs' hooks) report a CLI event read "
+                          "as JSON from stdin, or from the last argument")
+    hook.add_argument("cli")
+    hook.add_argument("json", nargs="?", help="the event JSON (default: read stdin)")
+    hook.add_argument("--fleet")
+
     msgs = sub.add_parser("messages", help="the message journal: who said what to whom")
     msgs.add_argument("--json", action="store_true")
     msgs.add_argument("--limit", type=int, default=50)
@@ -223,8 +229,21 @@ def cmd_messages(args: argparse.Namespace, run_dir: Path) -> int:
 
 
 
+def cmd_hook(args: argparse.Namespace, run_dir: Path) -> int:
+    raw = args.json if args.json is not None else sys.stdin.read()
+    try:
+        payload = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise ClientError(f"hook {args.cli}: the event is not JSON ({exc})") from None
+    if not isinstance(payload, dict):
+        payload = {"value": payload}
+    _ask(args, run_dir, {"op": "hook", "cli": args.cli, "payload": payload}, timeout=10)
+    return 0
+
+
 CLIENT_VERBS: dict[str, Callable[[argparse.Namespace, Path], int]] = {
     "send": cmd_send, "ls": cmd_ls, "focus": cmd_focus, "messages": cmd_messages,
+    "hook": cmd_hook,
 }
 
 

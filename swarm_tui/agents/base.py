@@ -51,6 +51,8 @@ class Adapter:
     clear_draft_keys: tuple[str, ...] = ("C-u",)
     reads_input_box = False  # True when `read` finds the input box (and so readiness)
     reads_screen = True  # False: `read` learns nothing from the screen, so skip it
+    family = ""  # model family ("anthropic", "openai", "google" ...): judges warn on a match
+    fresh_command = ""  # typed to start a fresh conversation ("/clear"); "" = restart process
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         """The shell command line that starts the CLI in the agent's window."""
@@ -59,6 +61,14 @@ class Adapter:
     def read(self, lines: list[str]) -> Reading:
         """Read the state from the screen's plain lines (no escape sequences)."""
         return Reading(None)
+
+    def headless(self, model: str) -> list[str]:
+        """argv that reads a prompt on stdin and prints the answer (for judges); [] if none."""
+        return []
+
+    def hook_state(self, payload: dict[str, object]) -> AgentState | None:
+        """The state a structured signal (`swarm hook <cli>` with the CLI's JSON) means."""
+        return None
 
     def submitted(self, before: list[str], after: list[str], text: str) -> bool | None:
         """Whether the text left the input box; None when this CLI's screen cannot tell."""

@@ -18,7 +18,8 @@ from swarm_tui.config.hosts import HOST_NAME, LOCAL, HostSpec, expand_range
 from swarm_tui.config.names import POOLS, pool
 from swarm_tui.errors import ConfigError
 
-CliName = Literal["mock", "generic"]
+CliName = Literal[
+    "mock", "generic", "claude", "codex", "cursor", "gemini", "aider", "opencode", "copilot"]
 AGENT_NAME = re.compile(r"^[^\W\d_][\w.-]{0,31}$")
 ROLE_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 

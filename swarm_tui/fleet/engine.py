@@ -436,6 +436,17 @@ class Fleet:
         self.listener.agent_changed(agent)
         return agent
 
+    def hook(self, name: str, payload: dict[str, object]) -> str | None:
+        """A structured signal from an agent's CLI (its hooks / notify program)."""
+        (agent,) = self.resolve([name])
+        state = agent.adapter.hook_state(payload)
+        if state is not None and state is not agent.state:
+            agent.tracker.signalled(state, time.monotonic())
+            agent.changed.set()
+            self.listener.agent_changed(agent)
+            self._wake.set()
+        return state.value if state else None
+
     def attach_argv(self, name: str) -> list[str]:
         (agent,) = self.resolve([name])
         return self.link_of(agent).host.attach_argv(agent.window) if agent.window else []

@@ -51,6 +51,12 @@ class Focus(_Req):
     label: str
 
 
+class Hook(_Req):
+    op: Literal["hook"]
+    cli: str
+    payload: dict[str, Any]
+
+
 class Down(_Req):
     op: Literal["down"]
 
@@ -60,8 +66,9 @@ class Messages(_Req):
     limit: int = Field(50, ge=1, le=10000)
 
 
-Request = Annotated[Ping | Ls | Send | Focus | Messages | Down, Field(discriminator="op")]
-_requests: TypeAdapter[Ping | Ls | Send | Focus | Messages | Down] = TypeAdapter(Request)
+Request = Annotated[Ping | Ls | Send | Focus | Messages | Down | Hook,
+                    Field(discriminator="op")]
+_requests: TypeAdapter[Ping | Ls | Send | Focus | Messages | Down | Hook] = TypeAdapter(Request)
 
 
 class FleetServer:
@@ -130,6 +137,11 @@ class FleetServer:
             return {"ok": True, "from": sender, "messages": [
                 {"id": m.id, "to": m.recipient, "status": m.status, "detail": m.detail}
                 for m in rows if m is not None]}
+        if isinstance(req, Hook):
+            if sender == "human":
+                raise SwarmError("swarm hook runs inside an agent's pane (it needs SWARM_TOKEN)")
+            state = fleet.hook(sender, req.payload)
+            return {"ok": True, "agent": sender, "state": state}
         if isinstance(req, Down):
             if sender != "human":
                 raise SwarmError("an agent cannot stop the fleet; ask the human")

@@ -24,6 +24,8 @@ class StateTracker:
     dead: bool = False
     _candidate: AgentState | None = None
     _candidate_since: float = 0.0
+    signal: AgentState | None = None  # from the CLI itself (hooks); wins until new output
+    signal_at: float = 0.0
 
     def __post_init__(self) -> None:
         self.since = self.started
@@ -41,6 +43,8 @@ class StateTracker:
     def _wanted(self, now: float) -> AgentState:
         if self.dead:
             return AgentState.EXITED
+        if self.signal is not None and self.signal_at >= self.last_output:
+            return self.signal  # the CLI said so, and has drawn nothing since
         seen = self.reading.state
         quiet = now - self.last_output >= self.adapter.idle_quiet
         if seen is None:  # the screen cannot tell: output means work, quiet means idle
@@ -51,7 +55,15 @@ class StateTracker:
             return AgentState.STARTING if self.state is AgentState.STARTING else AgentState.WORKING
         return seen
 
+    def signalled(self, state: AgentState, now: float) -> None:
+        """A structured signal from the CLI (a hook): believed at once, no settling."""
+        self.signal, self.signal_at = state, now
+        self.state, self.since, self._candidate = state, now, None
+
     def _hold(self, wanted: AgentState) -> float:
+        if self.signal is not None and wanted is self.signal \
+                and self.signal_at >= self.last_output:
+            return 0.0
         if wanted is not AgentState.IDLE:
             return SETTLE
         # idle from quiet time alone has already waited idle_quiet; a screen's idle must hold
@@ -93,4 +105,4 @@ class StateTracker:
             return False
         if self.adapter.reads_input_box:
             return self.reading.state is AgentState.IDLE and self.reading.draft is not None
-        return True
+        return True  # no readable box: idle (quiet, or the CLI's own signal) is all we know
