@@ -175,7 +175,7 @@ def test_config_error_exit_code_and_tree() -> None:
 
 def test_every_problem_on_its_own_line(tmp_path: Path) -> None:
     text = (
-        'bogus = 1\n[defaults]\ncli = "claude"\n'
+        'bogus = 1\n[defaults]\ncli = "claude-code"\n'
         '[[agents]]\nname = "1bad"\nrole = "Boss"\nfoo = 1\n'
         '[[agents]]\nname = "Fine"\nargs = "x"\n'
     )
