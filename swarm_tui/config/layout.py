@@ -54,6 +54,8 @@ class AgentSpec(_Strict):
     cwd: str | None = Field(None, description="Working directory (defaults.cwd if unset).")
     host: str = Field(LOCAL, description="Which host runs it: 'local' or a key of [hosts].")
     gpus: str = Field("", description="CUDA_VISIBLE_DEVICES for this agent, e.g. '0' or '2,3'.")
+    hooks: bool = Field(False, description="Let swarm wire the CLI's own hooks / notify to "
+                        "`swarm hook` (Claude Code, Codex) for exact turn-end signals.")
 
     @field_validator("name")
     @classmethod
@@ -118,6 +120,7 @@ class ResolvedAgent(_Strict):
     index: int
     host: str = LOCAL
     gpus: str = ""
+    hooks: bool = False
 
 
 class Layout(_Strict):
@@ -255,6 +258,7 @@ class Layout(_Strict):
                     index=i,
                     host=host,
                     gpus=gpus,
+                    hooks=a.hooks if isinstance(a, AgentSpec) else False,
                 )
             )
         return out
