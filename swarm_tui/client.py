@@ -107,6 +107,12 @@ def add_client_verbs(sub: Any) -> None:
     focus.add_argument("args", nargs="*", metavar="[NAME] LABEL")
     focus.add_argument("--fleet")
 
+    fresh = sub.add_parser("fresh", help="fresh start: the agent writes a handoff note, "
+                           "starts a new conversation, and gets its focus and the note back")
+    fresh.add_argument("name")
+    fresh.add_argument("--no-handoff", action="store_true", help="skip the handoff note")
+    fresh.add_argument("--fleet")
+
     hook = sub.add_parser("hook", help="(for agent CLIs' hooks) report a CLI event read "
                           "as JSON from stdin, or from the last argument")
     hook.add_argument("cli")
@@ -229,6 +235,13 @@ def cmd_messages(args: argparse.Namespace, run_dir: Path) -> int:
 
 
 
+def cmd_fresh(args: argparse.Namespace, run_dir: Path) -> int:
+    reply = _ask(args, run_dir, {"op": "fresh", "agent": args.name,
+                                 "handoff": not args.no_handoff})
+    print(f"{reply['agent']}: fresh start begun (handoff note, new conversation, re-inject)")
+    return 0
+
+
 def cmd_hook(args: argparse.Namespace, run_dir: Path) -> int:
     raw = args.json if args.json is not None else sys.stdin.read()
     try:
@@ -243,7 +256,7 @@ def cmd_hook(args: argparse.Namespace, run_dir: Path) -> int:
 
 CLIENT_VERBS: dict[str, Callable[[argparse.Namespace, Path], int]] = {
     "send": cmd_send, "ls": cmd_ls, "focus": cmd_focus, "messages": cmd_messages,
-    "hook": cmd_hook,
+    "hook": cmd_hook, "fresh": cmd_fresh,
 }
 
 

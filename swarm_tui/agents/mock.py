@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import random
+import re
 import select
 import signal
 import sys
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
+HANDOFF_FILE = re.compile(r"handoff note .*? to the file (\S+?):", re.S)
 WORDS = ["parser", "scheduler", "cache", "tests", "kernel", "loader", "index", "planner"]
 
 
@@ -64,6 +66,7 @@ class MockAgent:
     frame: int = 0
     ctrl_c_at: float = 0.0
     dirty: bool = True
+    task: str = ""
 
     # ---------------------------------------------------------------- input
     def on_text(self, text: str, pasted: bool) -> None:
@@ -136,6 +139,15 @@ class MockAgent:
         self.say(f"> {first[:200]}{extra}")
         if text.strip() == "/exit":
             raise SystemExit(0)
+        if text.strip() == "/clear":  # a fresh conversation, as real CLIs do it
+            self.transcript, self.context, self.task = [], 100.0, ""
+            self.say("(conversation cleared)")
+            return
+        note = HANDOFF_FILE.search(text)
+        if note:
+            self.write_handoff(note.group(1))
+        elif not text.startswith("[message from"):
+            self.task = first[:120]
         now = time.monotonic()
         duration = max(0.3, self.rng.uniform(0.5, 1.5) * self.work_mean)
         roll = self.rng.random()
@@ -174,6 +186,15 @@ class MockAgent:
                 self.say(f"● Done: updated the {self.rng.choice(WORDS)} ({work.tokens} tokens).")
             elif work.ending == "give-up":
                 self.say("● I've done my best, stopping now.")
+
+    def write_handoff(self, path: str) -> None:
+        try:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(f"# Handoff from {self.name}\n\nWorking on: {self.task or 'nothing yet'}"
+                        f"\nDone: {self.submitted - 1} messages handled.\nLeft: finish it.\n")
+        except OSError as exc:
+            self.say(f"● could not write the handoff note: {exc}")
 
     def say(self, line: str) -> None:
         self.transcript.append(line)

@@ -21,6 +21,7 @@ class MockAdapter(Adapter):
     submit_delay = 0.15
     idle_quiet = 0.8
     reads_input_box = True
+    fresh_command = "/clear"
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         args = ["--name", agent.name, "--seed", str(agent.index + 1)]

@@ -436,6 +436,34 @@ class Fleet:
         self.listener.agent_changed(agent)
         return agent
 
+    def fresh(self, name: str, handoff: bool = True) -> Agent:
+        """Start a fresh start of an agent in the background (handoff, clear, re-inject)."""
+        from swarm_tui.fleet.fresh import fresh_start
+
+        (agent,) = self.resolve([name])
+
+        async def run() -> None:
+            try:
+                await fresh_start(self, agent, handoff)
+            except SwarmError as exc:
+                self.listener.notice(str(exc))
+
+        self._spawn(run(), f"fresh-{agent.name}")
+        return agent
+
+    async def restart(self, agent: Agent) -> None:
+        """Restart the agent's CLI in its own window (same pane, same name)."""
+        link = self.link_of(agent)
+        control = self.control_for(agent)
+        ctx = link.host.launch_context()
+        command = (f"PATH={shlex.quote(ctx.bin_dir)}:\"$PATH\"; export PATH; "
+                   + agent.adapter.launch(agent.spec, ctx))
+        now = time.monotonic()
+        agent.tracker = StateTracker(agent.adapter, started=now)
+        await control.run(f"respawn-pane -k -t {agent.pane} {quote(command)}")
+        agent.dirty = True
+        self._wake.set()
+
     def hook(self, name: str, payload: dict[str, object]) -> str | None:
         """A structured signal from an agent's CLI (its hooks / notify program)."""
         (agent,) = self.resolve([name])
@@ -454,6 +482,7 @@ class Fleet:
     def _message_queued(self, message: Message, agent: Agent) -> None:
         self.listener.message_changed(message)
         self.listener.agent_changed(agent)
+        self._wake.set()  # a delivery changes what the state should be: re-evaluate
 
     def sender_for_token(self, token: str | None) -> str:
         if not token:

@@ -21,6 +21,9 @@ class FleetListener(Protocol):
     def host_changed(self, host: str, connected: bool, detail: str) -> None:
         """A host's link went down (detail says why) or came back."""
 
+    def notice(self, text: str) -> None:
+        """Something the human should read (a background job failed, ...)."""
+
 
 class NullListener:
     def agent_changed(self, agent: Agent) -> None:
@@ -33,4 +36,7 @@ class NullListener:
         pass
 
     def host_changed(self, host: str, connected: bool, detail: str) -> None:
+        pass
+
+    def notice(self, text: str) -> None:
         pass

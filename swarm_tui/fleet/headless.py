@@ -34,6 +34,9 @@ class LogListener:
     def host_changed(self, host: str, connected: bool, detail: str) -> None:
         self._line(f"host {host} {'connected' if connected else 'down: ' + detail}")
 
+    def notice(self, text: str) -> None:
+        self._line(text)
+
 
 class StartProgress:
     """While a fleet comes up: one line per host as it connects or fails (on stderr, before
@@ -42,6 +45,7 @@ class StartProgress:
     def __init__(self, out: TextIO, hosts: list[str]):
         self.out = out
         self.pending = set(hosts)
+        self.quiet = hosts == ["local"]  # one local host: nothing worth a progress line
         if len(hosts) > 1:
             self.out.write(f"swarm: connecting to {len(hosts)} hosts: {', '.join(hosts)}\n")
             self.out.flush()
@@ -57,7 +61,13 @@ class StartProgress:
 
     def host_changed(self, host: str, connected: bool, detail: str) -> None:
         self.pending.discard(host)
+        if self.quiet and connected:
+            return
         state = "up" if connected else f"DOWN ({detail}); retrying in the background"
         left = f" [{len(self.pending)} to go]" if self.pending else ""
         self.out.write(f"swarm: {host} {state}{left}\n")
+        self.out.flush()
+
+    def notice(self, text: str) -> None:
+        self.out.write(f"swarm: {text}\n")
         self.out.flush()

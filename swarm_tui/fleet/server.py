@@ -57,6 +57,12 @@ class Hook(_Req):
     payload: dict[str, Any]
 
 
+class Fresh(_Req):
+    op: Literal["fresh"]
+    agent: str
+    handoff: bool = True
+
+
 class Down(_Req):
     op: Literal["down"]
 
@@ -66,9 +72,10 @@ class Messages(_Req):
     limit: int = Field(50, ge=1, le=10000)
 
 
-Request = Annotated[Ping | Ls | Send | Focus | Messages | Down | Hook,
+Request = Annotated[Ping | Ls | Send | Focus | Messages | Down | Hook | Fresh,
                     Field(discriminator="op")]
-_requests: TypeAdapter[Ping | Ls | Send | Focus | Messages | Down | Hook] = TypeAdapter(Request)
+_requests: TypeAdapter[Ping | Ls | Send | Focus | Messages | Down | Hook | Fresh] = \
+    TypeAdapter(Request)
 
 
 class FleetServer:
@@ -142,6 +149,9 @@ class FleetServer:
                 raise SwarmError("swarm hook runs inside an agent's pane (it needs SWARM_TOKEN)")
             state = fleet.hook(sender, req.payload)
             return {"ok": True, "agent": sender, "state": state}
+        if isinstance(req, Fresh):
+            agent = fleet.fresh(req.agent, req.handoff)
+            return {"ok": True, "agent": agent.name}
         if isinstance(req, Down):
             if sender != "human":
                 raise SwarmError("an agent cannot stop the fleet; ask the human")

@@ -87,6 +87,9 @@ class StateTracker:
         """When `evaluate` may next change something without new input, if ever."""
         if self._candidate is not None:
             return self._candidate_since + self._hold(self._candidate)
+        seen = self.reading.state
+        if seen is not None and seen is not self.state and not self.dead:
+            return self.since  # the screen already disagrees (e.g. after `typed`): look now
         if self.reading.state is None and self.state is not AgentState.IDLE and not self.dead:
             return self.last_output + self.adapter.idle_quiet
         return None

@@ -48,6 +48,7 @@ class SwarmApp(App[str]):
         Binding("r", "prompt('role')", "Prompt role", id="prompt_role"),
         Binding("f", "focus_label", "Focus label", id="focus_label"),
         Binding("t", "attach", "Attach", id="attach"),
+        Binding("F", "fresh", "Fresh start", id="fresh"),
         Binding("m", "messages", "Messages", id="messages"),
         Binding("question_mark", "help", "Help", id="help"),
         Binding("q", "quit_ui", "Quit", id="quit"),
@@ -160,6 +161,9 @@ class SwarmApp(App[str]):
                 self.notify(f"message #{m.id} to {m.recipient}: {m.status} — {m.detail}",
                             severity="error", timeout=10)
         b.messages.clear()
+        for text in b.notices:
+            self.notify(text, severity="warning", timeout=10)
+        b.notices.clear()
         if b.hosts:
             b.hosts.clear()
             self._draw_states()
@@ -292,6 +296,13 @@ class SwarmApp(App[str]):
         self.fleet.set_visible(set())
         self._show_page()
 
+    def action_fresh(self) -> None:
+        name = self.current_name()
+        if name:
+            self.fleet.fresh(name)
+            self.notify(f"{name}: fresh start begun (handoff note, new conversation, "
+                        "re-inject focus and note)")
+
     def action_messages(self) -> None:
         self.push_screen(MessagesScreen(self.fleet.store))
 
@@ -322,6 +333,8 @@ class SwarmApp(App[str]):
         yield SystemCommand("Attach to agent", "Full tmux control, C-b d returns (t)",
                             self.action_attach)
         yield SystemCommand("Messages", "Who said what to whom (m)", self.action_messages)
+        yield SystemCommand("Fresh start", "Handoff note, new conversation, re-inject (F)",
+                            self.action_fresh)
         yield SystemCommand("Next page", "Next page of tiles (pagedown / ])",
                             lambda: self.action_page(1))
         yield SystemCommand("Previous page", "Previous page of tiles (pageup / [)",

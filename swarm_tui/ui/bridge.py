@@ -14,6 +14,7 @@ class UiBridge:
         self.agents: set[str] = set()
         self.messages: list[Message] = []
         self.hosts: set[str] = set()
+        self.notices: list[str] = []
 
     def agent_changed(self, agent: Agent) -> None:
         self.agents.add(agent.name)
@@ -26,3 +27,6 @@ class UiBridge:
 
     def host_changed(self, host: str, connected: bool, detail: str) -> None:
         self.hosts.add(host)
+
+    def notice(self, text: str) -> None:
+        self.notices.append(text)

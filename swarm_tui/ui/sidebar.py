@@ -12,22 +12,13 @@ from textual.widgets import Static
 
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.link import GpuStat, HostLink
-from swarm_tui.ui.tiles import STATE_MARKS
+from swarm_tui.ui.tiles import STATE_MARKS, quiet_for
 
 STATE_STYLES = {
     "starting": "grey62", "working": "bold green", "idle": "yellow",
     "needs-permission": "bold magenta", "exited": "red",
 }
 BARS = " ▁▂▃▄▅▆▇█"
-
-
-def quiet_for(ts: float, now: float) -> str:
-    secs = max(0, int(now - ts))
-    if secs < 60:
-        return f"{secs}s"
-    if secs < 3600:
-        return f"{secs // 60}m"
-    return f"{secs // 3600}h"
 
 
 def _bar(fraction: float) -> str:

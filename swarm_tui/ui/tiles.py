@@ -20,6 +20,17 @@ from textual.widget import Widget
 from swarm_tui.agents.base import plain
 from swarm_tui.fleet.agent import Agent
 
+
+def quiet_for(ts: float, now: float) -> str:
+    """A short duration: 42s, 7m, 3h."""
+    secs = max(0, int(now - ts))
+    if secs < 60:
+        return f"{secs}s"
+    if secs < 3600:
+        return f"{secs // 60}m"
+    return f"{secs // 3600}h"
+
+
 STATE_CLASSES = {
     "starting": "-starting", "working": "-working", "idle": "-idle",
     "needs-permission": "-permission", "exited": "-exited",
@@ -92,8 +103,8 @@ class AgentTile(Widget):
         queued = f" · {agent.pending} queued" if agent.pending else ""
         where = f" @{agent.spec.host}" if agent.spec.host != "local" else ""
         if link_down is not None:
-            since = time.strftime("%H:%M:%S", time.localtime(link_down))
-            self.border_title = f"⚠ {agent.name}{where} · link down {since}{queued}"
+            since = quiet_for(link_down, time.time())
+            self.border_title = f"⚠ {agent.name}{where} · link down for {since}{queued}"
         else:
             self.border_title = (f"{mark}{STATE_MARKS[state]} {agent.name}{where} · "
                                  f"{state}{queued}")

@@ -1,0 +1,69 @@
+"""Fresh starts: an agent hands off its state in a note, starts a new conversation, and gets
+its focus and the note back as its first message. Long sessions drift; this resets them."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import time
+from typing import TYPE_CHECKING
+
+from swarm_tui.errors import SwarmError
+from swarm_tui.fleet.store import OPEN
+
+if TYPE_CHECKING:
+    from swarm_tui.fleet.agent import Agent
+    from swarm_tui.fleet.engine import Fleet
+
+HANDOFF = (
+    "You will be restarted with a fresh context in a moment. Write a handoff note for the "
+    "agent who continues your work to the file {path}: what you are working on, what is "
+    "done, what is left, which files matter, and anything surprising you learned. Be "
+    "concrete. Reply with one line, 'handoff written', when the file is saved.")
+RESUME = ("Fresh start: you continue an earlier session's work.\nYour focus: {focus}\n\n"
+          "Handoff note from before the restart:\n{note}")
+TURN_TIMEOUT = 15 * 60  # seconds an agent may take to write its handoff note
+
+
+async def _settled(fleet: Fleet, agent: Agent, message_id: int, timeout: float) -> None:
+    """Wait until a message was delivered and the turn it started is over."""
+    deadline = time.monotonic() + timeout
+    while True:
+        row = fleet.store.message(message_id)
+        if row is not None and row.status not in OPEN:
+            if row.status != "delivered":
+                raise SwarmError(f"{agent.name}: fresh start stopped: message {row.status}")
+            if agent.tracker.ready:
+                return
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise SwarmError(f"{agent.name}: fresh start timed out waiting for its turn")
+        agent.changed.clear()
+        try:
+            await asyncio.wait_for(agent.changed.wait(), min(left, 1.0))
+        except TimeoutError:
+            pass
+
+
+async def fresh_start(fleet: Fleet, agent: Agent, handoff: bool = True) -> str:
+    """Run the whole fresh start; returns what was re-injected."""
+    host = fleet.link_of(agent).host
+    note = "(no handoff note was asked for)"
+    if handoff:
+        path = f".swarm/handoff-{agent.name}.md"
+        cwd = agent.spec.cwd or "."
+        await host.shell(f"mkdir -p {shlex.quote(cwd)}/.swarm && rm -f "
+                         f"{shlex.quote(cwd)}/{shlex.quote(path)}")
+        (msg,) = fleet.send([agent.name], HANDOFF.format(path=path), sender="swarm")
+        await _settled(fleet, agent, msg.id, TURN_TIMEOUT)
+        rc, out = await host.shell(f"cat {shlex.quote(cwd)}/{shlex.quote(path)}")
+        note = out.strip() if rc == 0 and out.strip() else "(the agent wrote no handoff note)"
+    command = agent.adapter.fresh_command
+    if command:
+        (msg,) = fleet.send([agent.name], command, sender="swarm")
+        await _settled(fleet, agent, msg.id, 120)
+    else:
+        await fleet.restart(agent)
+    text = RESUME.format(focus=agent.focus or "(none set)", note=note)
+    fleet.send([agent.name], text, sender="swarm")
+    return text
