@@ -113,6 +113,48 @@ def add_client_verbs(sub: Any) -> None:
     fresh.add_argument("--no-handoff", action="store_true", help="skip the handoff note")
     fresh.add_argument("--fleet")
 
+    task = sub.add_parser("task", help="give an agent a task (queued after its open ones)")
+    task.add_argument("name")
+    src = task.add_mutually_exclusive_group(required=True)
+    src.add_argument("--spec", help="what done means, in words")
+    src.add_argument("--spec-file", help="a file holding the spec")
+    task.add_argument("--verify", default="", help="a command that must pass (run in the "
+                      "agent's directory on its host)")
+    task.add_argument("--judge", default="", help="the judge agent's name")
+    task.add_argument("--judge-command", default="", help="a headless judge command")
+    task.add_argument("--fleet")
+
+    done = sub.add_parser("done", help="(from an agent's pane) claim your task is done: "
+                          "a judge will check it")
+    done.add_argument("--note", default="", help="what you did and how you checked it")
+    done.add_argument("--fleet")
+
+    judge = sub.add_parser("judge", help="review an agent's current task now")
+    judge.add_argument("name")
+    judge.add_argument("--fleet")
+
+    tasks = sub.add_parser("tasks", help="every task, its status and its verdicts")
+    tasks.add_argument("--json", action="store_true")
+    tasks.add_argument("--fleet")
+
+    remind = sub.add_parser("remind", help="reminder timers: list, add, pause, resume, "
+                            "snooze, fire, rm, edit",
+                            description="swarm remind add --to NAME|role:R|all (--every 30m | "
+                            "--idle 10m | --at HH:MM) (--text T | --skill S); swarm remind "
+                            "pause|resume|fire|rm ID; snooze ID --minutes M; edit ID --text T")
+    remind.add_argument("action", choices=["list", "add", "pause", "resume", "snooze", "fire",
+                                           "rm", "edit"])
+    remind.add_argument("id", nargs="?", type=int, default=0)
+    remind.add_argument("--to", default="all")
+    remind.add_argument("--every", default="")
+    remind.add_argument("--idle", default="")
+    remind.add_argument("--at", default="")
+    remind.add_argument("--text", default="")
+    remind.add_argument("--skill", default="")
+    remind.add_argument("--minutes", type=float, default=10)
+    remind.add_argument("--json", action="store_true")
+    remind.add_argument("--fleet")
+
     hook = sub.add_parser("hook", help="(for agent CLIs' hooks) report a CLI event read "
                           "as JSON from stdin, or from the last argument")
     hook.add_argument("cli")
@@ -242,6 +284,81 @@ def cmd_fresh(args: argparse.Namespace, run_dir: Path) -> int:
     return 0
 
 
+def cmd_task(args: argparse.Namespace, run_dir: Path) -> int:
+    spec = args.spec
+    if args.spec_file:
+        try:
+            spec = Path(args.spec_file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ClientError(f"{args.spec_file}: cannot read the spec: {exc.strerror}") from None
+    if not (spec or "").strip():
+        raise ClientError("the task's spec is empty")
+    reply = _ask(args, run_dir, {"op": "task", "agent": args.name, "spec": spec,
+                                 "verify": args.verify, "judge": args.judge,
+                                 "judge_command": args.judge_command})
+    print(f"task #{reply['task']} queued for {args.name}")
+    return 0
+
+
+def cmd_done(args: argparse.Namespace, run_dir: Path) -> int:
+    reply = _ask(args, run_dir, {"op": "done", "note": args.note})
+    print(f"{reply['agent']}: task #{reply['task']} claimed done; a judge will review it")
+    return 0
+
+
+def cmd_judge(args: argparse.Namespace, run_dir: Path) -> int:
+    reply = _ask(args, run_dir, {"op": "judge", "agent": args.name})
+    print(f"review of task #{reply['task']} started")
+    return 0
+
+
+def cmd_tasks(args: argparse.Namespace, run_dir: Path) -> int:
+    reply = _ask(args, run_dir, {"op": "tasks"})
+    if args.json:
+        print(json.dumps(reply["tasks"], indent=2))
+        return 0
+    for t in reply["tasks"]:
+        head = next((ln for ln in str(t["spec"]).splitlines() if ln.strip()), "")[:60]
+        print(f"#{t['id']} {t['agent']}: {t['status']} (round {t['rounds']}) {head}")
+        if t["reasons"]:
+            print(f"    reasons: {t['reasons']}")
+        for when, who, verdict, reasons in t["verdicts"]:
+            stamp = time.strftime("%H:%M:%S", time.localtime(when))
+            print(f"    {stamp} {who}: {verdict}" + (f": {reasons}" if reasons else ""))
+    return 0
+
+
+def cmd_remind(args: argparse.Namespace, run_dir: Path) -> int:
+    payload: dict[str, Any] = {"op": "remind", "action": args.action, "id": args.id,
+                               "minutes": args.minutes, "text": args.text}
+    if args.action == "add":
+        payload["spec"] = {k: v for k, v in {"to": args.to, "every": args.every,
+                                             "idle": args.idle, "at": args.at,
+                                             "text": args.text, "skill": args.skill}.items()
+                           if v}
+    elif args.action != "list" and not args.id:
+        raise ClientError(f"swarm remind {args.action} needs the reminder's ID "
+                          "(see `swarm remind list`)")
+    reply = _ask(args, run_dir, payload)
+    if "id" in reply:
+        print(f"reminder #{reply['id']} added")
+    for rid, agent in reply.get("fired", []):
+        print(f"reminder #{rid} queued for {agent}")
+    if args.action != "add" and "reminders" in reply:
+        if args.json:
+            print(json.dumps(reply["reminders"], indent=2))
+            return 0
+        for r in reply["reminders"]:
+            when = {"every": f"every {r['period'] / 60:g}m", "idle": f"idle {r['period'] / 60:g}m",
+                    "at": f"at {r['at']}"}[r["kind"]]
+            nxt = "" if r["kind"] == "idle" else \
+                time.strftime(" next %H:%M:%S", time.localtime(r["next_due"]))
+            what = f"skill {r['skill']}" if r["skill"] else repr(r["text"][:50])
+            paused = " (paused)" if r["paused"] else ""
+            print(f"#{r['id']} to {r['target']} {when}{nxt}{paused}: {what}")
+    return 0
+
+
 def cmd_hook(args: argparse.Namespace, run_dir: Path) -> int:
     raw = args.json if args.json is not None else sys.stdin.read()
     try:
@@ -256,7 +373,8 @@ def cmd_hook(args: argparse.Namespace, run_dir: Path) -> int:
 
 CLIENT_VERBS: dict[str, Callable[[argparse.Namespace, Path], int]] = {
     "send": cmd_send, "ls": cmd_ls, "focus": cmd_focus, "messages": cmd_messages,
-    "hook": cmd_hook, "fresh": cmd_fresh,
+    "hook": cmd_hook, "fresh": cmd_fresh, "task": cmd_task, "done": cmd_done,
+    "judge": cmd_judge, "tasks": cmd_tasks, "remind": cmd_remind,
 }
 
 

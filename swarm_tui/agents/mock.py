@@ -67,6 +67,9 @@ class MockAgent:
     ctrl_c_at: float = 0.0
     dirty: bool = True
     task: str = ""
+    give_up_first: int = 0  # this many turns give up before any turn finishes
+    claims_done: bool = False  # run `swarm done` when a turn ends (as told to)
+    verdict: str = ""  # as a judge: the verdict line this turn ends with
 
     # ---------------------------------------------------------------- input
     def on_text(self, text: str, pasted: bool) -> None:
@@ -151,7 +154,13 @@ class MockAgent:
         now = time.monotonic()
         duration = max(0.3, self.rng.uniform(0.5, 1.5) * self.work_mean)
         roll = self.rng.random()
-        if roll < self.give_up_rate:
+        self.verdict = judge_verdict(text) if "VERDICT: COMPLETE" in text else ""
+        if self.give_up_first > 0 and not self.verdict and not text.startswith("[message"):
+            self.give_up_first -= 1
+            ending = "give-up"
+        elif self.verdict:
+            ending = "done"
+        elif roll < self.give_up_rate:
             ending = "give-up"
         elif roll < self.give_up_rate + self.quiet_rate:
             ending = "quiet"
@@ -182,10 +191,27 @@ class MockAgent:
         if now - work.started >= work.duration:
             self.context = max(1.0, self.context - self.rng.uniform(2, 6))
             self.work = None
+            if self.verdict:
+                self.say("● I read the work itself.")
+                self.say(self.verdict)
+                self.verdict = ""
+                return
             if work.ending == "done":
-                self.say(f"● Done: updated the {self.rng.choice(WORDS)} ({work.tokens} tokens).")
+                summary = f"updated the {self.rng.choice(WORDS)}"
+                self.say(f"● Done: {summary} ({work.tokens} tokens).")
+                self.claim(summary)
             elif work.ending == "give-up":
                 self.say("● I've done my best, stopping now.")
+                self.claim("I've done my best")
+
+    def claim(self, note: str) -> None:
+        """Run `swarm done`, as an agent told to would, when it has a task."""
+        if not (self.claims_done and self.task and os.environ.get("SWARM_TOKEN")):
+            return
+        import subprocess
+
+        subprocess.Popen(["swarm", "done", "--note", note], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
 
     def write_handoff(self, path: str) -> None:
         try:
@@ -242,6 +268,15 @@ class MockAgent:
             out.append(f"{style}{ln[:cols]}\x1b[0m\x1b[K" + ("\r\n" if i < len(screen) - 1 else ""))
         self.dirty = False
         return "".join(out).encode("utf-8")
+
+
+def judge_verdict(prompt: str) -> str:
+    """The mock judge: incomplete when the worker gave up or its screen says it failed."""
+    if "I've done my best" in prompt:
+        return "VERDICT: INCOMPLETE: the worker stopped early; the task is not finished"
+    if re.search(r"(?i)\b(error|failed|traceback)\b", prompt.split("What the worker said")[-1]):
+        return "VERDICT: INCOMPLETE: the worker's screen shows failures"
+    return "VERDICT: COMPLETE"
 
 
 def wrap(text: str, cols: int) -> list[str]:
@@ -407,11 +442,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--enter-guard", type=float, default=0.06,
                    help="an Enter this soon after input is a newline (seconds)")
     p.add_argument("--log", default=os.environ.get("SWARM_MOCK_LOG", ""))
+    p.add_argument("--give-up-first", type=int, default=0,
+                   help="this many turns end with giving up before any finishes")
+    p.add_argument("--claims-done", action="store_true",
+                   help="run `swarm done` when a turn on a task ends")
     a = p.parse_args(argv)
     agent = MockAgent(
         name=a.name, model=a.model, rng=random.Random(a.seed), work_mean=a.work,
         permission_rate=a.permission_rate, give_up_rate=a.give_up_rate,
         quiet_rate=a.quiet_rate, enter_guard=a.enter_guard, log_path=a.log,
+        give_up_first=a.give_up_first, claims_done=a.claims_done,
     )
     return run(agent, a.startup)
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from swarm_tui.config.hosts import HOST_NAME, LOCAL, HostSpec, expand_range
 from swarm_tui.config.names import POOLS, pool
+from swarm_tui.config.work import ReminderSpec, TaskSpec
 from swarm_tui.errors import ConfigError
 
 CliName = Literal[
@@ -56,6 +57,10 @@ class AgentSpec(_Strict):
     gpus: str = Field("", description="CUDA_VISIBLE_DEVICES for this agent, e.g. '0' or '2,3'.")
     hooks: bool = Field(False, description="Let swarm wire the CLI's own hooks / notify to "
                         "`swarm hook` (Claude Code, Codex) for exact turn-end signals.")
+    family: str = Field("", description="Model family (anthropic, openai, google ...); "
+                        "default: the CLI's. A judge of the same family gets a warning.")
+    tasks: list[TaskSpec] = Field(default_factory=list,
+                                  description="The agent's tasks, in order.")
 
     @field_validator("name")
     @classmethod
@@ -121,6 +126,8 @@ class ResolvedAgent(_Strict):
     host: str = LOCAL
     gpus: str = ""
     hooks: bool = False
+    family: str = ""
+    tasks: tuple[TaskSpec, ...] = ()
 
 
 class Layout(_Strict):
@@ -135,6 +142,8 @@ class Layout(_Strict):
     agents: list[AgentSpec] = Field(default_factory=list, description="Agents, in tile order.")
     groups: list[GroupSpec] = Field(default_factory=list,
                                     description="Groups of agents, after `agents`.")
+    reminders: list[ReminderSpec] = Field(default_factory=list,
+                                          description="Reminder timers.")
 
     @model_validator(mode="after")
     def _unique_and_complete(self) -> Layout:
@@ -259,6 +268,8 @@ class Layout(_Strict):
                     host=host,
                     gpus=gpus,
                     hooks=a.hooks if isinstance(a, AgentSpec) else False,
+                    family=a.family if isinstance(a, AgentSpec) else "",
+                    tasks=tuple(a.tasks) if isinstance(a, AgentSpec) else (),
                 )
             )
         return out

@@ -22,7 +22,9 @@ from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import FleetListener, NullListener
 from swarm_tui.fleet.injection import HUMAN, Injector
 from swarm_tui.fleet.link import NVIDIA_SMI, HostLink, parse_gpus
+from swarm_tui.fleet.reminders import Reminders
 from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
+from swarm_tui.fleet.tasks import TaskBoard
 from swarm_tui.fleet.tracker import StateTracker
 from swarm_tui.hosts.base import Host
 from swarm_tui.hosts.registry import make_hosts
@@ -58,6 +60,8 @@ class Fleet:
         self.end_reason = ""
         self._stopping = False
         self.created: list[str] = []  # agents this start created (the rest were re-attached)
+        self.tasks = TaskBoard(self)
+        self.reminders = Reminders(self)
         now = time.monotonic()
         for spec in loaded.agents():
             adapter = adapter_for(spec.cli)
@@ -106,6 +110,9 @@ class Fleet:
         for agent in self.agents.values():
             self._injector.start(agent)
         self._resume_journal()
+        self.tasks.seed()
+        self.reminders.seed()
+        self._spawn(self.reminders.run(), "reminders")
         for name in self.created:
             agent = self.agents[name]
             if agent.spec.prompt:
@@ -154,6 +161,7 @@ class Fleet:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
         await self._injector.stop()
+        await self.tasks.stop()
         for link in self.links.values():
             if link.control is not None:
                 await link.control.close()
@@ -356,9 +364,12 @@ class Fleet:
 
     def _evaluate(self, now: float, agents: list[Agent] | None = None) -> None:
         for agent in self.agents.values() if agents is None else agents:
+            old = agent.state
             if agent.tracker.evaluate(now):
                 agent.changed.set()
                 self.listener.agent_changed(agent)
+                self.reminders.state_changed(agent, agent.state)
+                self.tasks.state_changed(agent, old, agent.state)
 
     async def _refresh_loop(self) -> None:
         timeout: float | None = None
@@ -469,9 +480,12 @@ class Fleet:
         (agent,) = self.resolve([name])
         state = agent.adapter.hook_state(payload)
         if state is not None and state is not agent.state:
+            old = agent.state
             agent.tracker.signalled(state, time.monotonic())
             agent.changed.set()
             self.listener.agent_changed(agent)
+            self.reminders.state_changed(agent, state)
+            self.tasks.state_changed(agent, old, state)
             self._wake.set()
         return state.value if state else None
 

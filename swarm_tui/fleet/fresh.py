@@ -25,7 +25,7 @@ RESUME = ("Fresh start: you continue an earlier session's work.\nYour focus: {fo
 TURN_TIMEOUT = 15 * 60  # seconds an agent may take to write its handoff note
 
 
-async def _settled(fleet: Fleet, agent: Agent, message_id: int, timeout: float) -> None:
+async def settled(fleet: Fleet, agent: Agent, message_id: int, timeout: float) -> None:
     """Wait until a message was delivered and the turn it started is over."""
     deadline = time.monotonic() + timeout
     while True:
@@ -55,13 +55,13 @@ async def fresh_start(fleet: Fleet, agent: Agent, handoff: bool = True) -> str:
         await host.shell(f"mkdir -p {shlex.quote(cwd)}/.swarm && rm -f "
                          f"{shlex.quote(cwd)}/{shlex.quote(path)}")
         (msg,) = fleet.send([agent.name], HANDOFF.format(path=path), sender="swarm")
-        await _settled(fleet, agent, msg.id, TURN_TIMEOUT)
+        await settled(fleet, agent, msg.id, TURN_TIMEOUT)
         rc, out = await host.shell(f"cat {shlex.quote(cwd)}/{shlex.quote(path)}")
         note = out.strip() if rc == 0 and out.strip() else "(the agent wrote no handoff note)"
     command = agent.adapter.fresh_command
     if command:
         (msg,) = fleet.send([agent.name], command, sender="swarm")
-        await _settled(fleet, agent, msg.id, 120)
+        await settled(fleet, agent, msg.id, 120)
     else:
         await fleet.restart(agent)
     text = RESUME.format(focus=agent.focus or "(none set)", note=note)

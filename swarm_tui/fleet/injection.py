@@ -28,7 +28,7 @@ _buffer_ids = itertools.count(1)
 
 def as_typed(message: Message) -> str:
     """The text the recipient sees: messages from other agents say who sent them."""
-    if message.sender in (HUMAN, "swarm"):
+    if message.sender in (HUMAN, "swarm") or message.sender.startswith("reminder:"):
         return message.text
     return f"[message from {message.sender}] {message.text}"
 

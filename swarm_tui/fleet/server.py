@@ -63,6 +63,38 @@ class Fresh(_Req):
     handoff: bool = True
 
 
+class AddTask(_Req):
+    op: Literal["task"]
+    agent: str
+    spec: str
+    verify: str = ""
+    judge: str = ""
+    judge_command: str = ""
+
+
+class Done(_Req):
+    op: Literal["done"]
+    note: str = ""
+
+
+class Judge(_Req):
+    op: Literal["judge"]
+    agent: str
+
+
+class Tasks(_Req):
+    op: Literal["tasks"]
+
+
+class Remind(_Req):
+    op: Literal["remind"]
+    action: Literal["list", "add", "pause", "resume", "snooze", "fire", "rm", "edit"]
+    id: int = 0
+    spec: dict[str, str] = Field(default_factory=dict)
+    minutes: float = 10
+    text: str = ""
+
+
 class Down(_Req):
     op: Literal["down"]
 
@@ -72,10 +104,10 @@ class Messages(_Req):
     limit: int = Field(50, ge=1, le=10000)
 
 
-Request = Annotated[Ping | Ls | Send | Focus | Messages | Down | Hook | Fresh,
-                    Field(discriminator="op")]
-_requests: TypeAdapter[Ping | Ls | Send | Focus | Messages | Down | Hook | Fresh] = \
-    TypeAdapter(Request)
+AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Hook | Fresh | AddTask | Done | Judge
+              | Tasks | Remind)
+_requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,  # type: ignore[valid-type]
+                                                           Field(discriminator="op")])
 
 
 class FleetServer:
@@ -149,6 +181,27 @@ class FleetServer:
                 raise SwarmError("swarm hook runs inside an agent's pane (it needs SWARM_TOKEN)")
             state = fleet.hook(sender, req.payload)
             return {"ok": True, "agent": sender, "state": state}
+        if isinstance(req, AddTask):
+            tid = fleet.tasks.add(req.agent, {"spec": req.spec, "verify": req.verify,
+                                              "judge": req.judge,
+                                              "judge_command": req.judge_command},
+                                  origin=f"cli:{sender}")
+            return {"ok": True, "task": tid}
+        if isinstance(req, Done):
+            if sender == "human":
+                raise SwarmError("swarm done runs in the agent's own pane (it needs the "
+                                 "agent's SWARM_TOKEN); a human can run `swarm judge NAME`")
+            task = fleet.tasks.done(sender, req.note)
+            return {"ok": True, "agent": sender, "task": task["id"]}
+        if isinstance(req, Judge):
+            return {"ok": True, "task": fleet.tasks.review(req.agent)}
+        if isinstance(req, Tasks):
+            rows = fleet.store.tasks()
+            for row in rows:
+                row["verdicts"] = fleet.store.verdicts(int(row["id"]))
+            return {"ok": True, "tasks": rows}
+        if isinstance(req, Remind):
+            return {"ok": True, **self._remind(req)}
         if isinstance(req, Fresh):
             agent = fleet.fresh(req.agent, req.handoff)
             return {"ok": True, "agent": agent.name}
@@ -166,6 +219,31 @@ class FleetServer:
         assert isinstance(req, Messages)
         return {"ok": True, "messages": [asdict(m) for m in fleet.store.messages(req.limit)],
                 "graph": fleet.store.talk_graph()}
+
+    def _remind(self, req: Remind) -> dict[str, Any]:
+        from swarm_tui.config.work import ReminderSpec
+
+        rem = self.fleet.reminders
+        if req.action == "add":
+            try:
+                spec = ReminderSpec.model_validate(req.spec)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(x) for x in first["loc"]) or "reminder"
+                raise SwarmError(f"{where}: {first['msg'].removeprefix('Value error, ')}"
+                                 ) from None
+            return {"id": rem.add(spec)}
+        if req.action in ("pause", "resume"):
+            rem.pause(req.id, req.action == "pause")
+        elif req.action == "snooze":
+            rem.snooze(req.id, req.minutes * 60)
+        elif req.action == "fire":
+            return {"fired": rem.fire_now(req.id)}
+        elif req.action == "rm":
+            rem.remove(req.id)
+        elif req.action == "edit":
+            rem.edit(req.id, req.text)
+        return {"reminders": self.fleet.store.reminders()}
 
     async def _wait_delivered(self, ids: list[int], timeout: float) -> None:
         deadline = time.monotonic() + timeout

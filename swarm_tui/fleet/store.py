@@ -29,6 +29,47 @@ CREATE TABLE IF NOT EXISTS messages (
     detail TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS messages_open ON messages(recipient, status);
+CREATE TABLE IF NOT EXISTS tasks (
+    id INTEGER PRIMARY KEY,
+    agent TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    spec TEXT NOT NULL,
+    verify TEXT NOT NULL DEFAULT '',
+    verify_timeout REAL NOT NULL DEFAULT 600,
+    judge TEXT NOT NULL DEFAULT '',
+    judge_command TEXT NOT NULL DEFAULT '',
+    max_rounds INTEGER NOT NULL DEFAULT 5,
+    max_minutes REAL NOT NULL DEFAULT 240,
+    review_on_idle INTEGER NOT NULL DEFAULT 1,
+    status TEXT NOT NULL DEFAULT 'pending',
+    rounds INTEGER NOT NULL DEFAULT 0,
+    reasons TEXT NOT NULL DEFAULT '',
+    origin TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    started REAL NOT NULL DEFAULT 0,
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+    id INTEGER PRIMARY KEY,
+    task INTEGER NOT NULL,
+    time REAL NOT NULL,
+    judge TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    reasons TEXT NOT NULL,
+    raw TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS reminders (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    target TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    period REAL NOT NULL DEFAULT 0,
+    at TEXT NOT NULL DEFAULT '',
+    text TEXT NOT NULL DEFAULT '',
+    skill TEXT NOT NULL DEFAULT '',
+    paused INTEGER NOT NULL DEFAULT 0,
+    next_due REAL NOT NULL DEFAULT 0
+);
 CREATE TABLE IF NOT EXISTS focus_history (
     id INTEGER PRIMARY KEY,
     time REAL NOT NULL,
@@ -126,6 +167,67 @@ class Store:
             "SELECT * FROM messages ORDER BY id DESC LIMIT ?", (limit,)
         ).fetchall()
         return [Message(*r) for r in reversed(rows)]
+
+    # ------------------------------------------------------------------- tasks
+    def add_task(self, agent: str, fields: dict[str, object], origin: str) -> int:
+        now = time.time()
+        row = self.db.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE agent=?",
+                              (agent,)).fetchone()
+        cols = ["agent", "position", "origin", "created", "updated", *fields]
+        vals = [agent, row[0], origin, now, now, *fields.values()]
+        cur = self.db.execute(
+            f"INSERT INTO tasks({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", vals)
+        return int(cur.lastrowid or 0)
+
+    def tasks(self, agent: str | None = None) -> list[dict[str, object]]:
+        q = "SELECT * FROM tasks" + (" WHERE agent=?" if agent else "") + \
+            " ORDER BY agent, position"
+        cur = self.db.execute(q, (agent,) if agent else ())
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+    def task(self, task_id: int) -> dict[str, object] | None:
+        cur = self.db.execute("SELECT * FROM tasks WHERE id=?", (task_id,))
+        names = [d[0] for d in cur.description]
+        r = cur.fetchone()
+        return dict(zip(names, r, strict=True)) if r else None
+
+    def update_task(self, task_id: int, **fields: object) -> None:
+        sets = ", ".join(f"{k}=?" for k in fields)
+        self.db.execute(f"UPDATE tasks SET {sets}, updated=? WHERE id=?",
+                        (*fields.values(), time.time(), task_id))
+
+    def add_verdict(self, task_id: int, judge: str, verdict: str, reasons: str,
+                    raw: str) -> None:
+        self.db.execute("INSERT INTO verdicts(task, time, judge, verdict, reasons, raw)"
+                        " VALUES (?,?,?,?,?,?)",
+                        (task_id, time.time(), judge, verdict, reasons, raw))
+
+    def verdicts(self, task_id: int) -> list[tuple[float, str, str, str]]:
+        """(time, judge, verdict, reasons) for a task, oldest first."""
+        rows = self.db.execute("SELECT time, judge, verdict, reasons FROM verdicts WHERE "
+                               "task=? ORDER BY id", (task_id,)).fetchall()
+        return [(float(t), str(j), str(v), str(r)) for t, j, v, r in rows]
+
+    # --------------------------------------------------------------- reminders
+    def upsert_reminder(self, key: str, fields: dict[str, object]) -> None:
+        """Insert a reminder unless one with this key exists (its schedule is kept)."""
+        cols = ["key", *fields]
+        self.db.execute(
+            f"INSERT OR IGNORE INTO reminders({', '.join(cols)}) VALUES "
+            f"({', '.join('?' * len(cols))})", [key, *fields.values()])
+
+    def reminders(self) -> list[dict[str, object]]:
+        cur = self.db.execute("SELECT * FROM reminders ORDER BY id")
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+    def update_reminder(self, rid: int, **fields: object) -> None:
+        sets = ", ".join(f"{k}=?" for k in fields)
+        self.db.execute(f"UPDATE reminders SET {sets} WHERE id=?", (*fields.values(), rid))
+
+    def delete_reminder(self, rid: int) -> None:
+        self.db.execute("DELETE FROM reminders WHERE id=?", (rid,))
 
     def talk_graph(self) -> list[tuple[str, str, int]]:
         """(sender, recipient, count) for every pair that has exchanged messages."""

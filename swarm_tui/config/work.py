@@ -1,0 +1,81 @@
+"""Tasks and reminders as a layout states them."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(s|m|h|d)?$")
+TIME_OF_DAY = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+
+
+def seconds(text: str) -> float:
+    """'90s', '30m', '2h', '1d', or a bare number of minutes."""
+    m = DURATION.match(text.strip())
+    if not m:
+        raise ValueError(f"{text!r} is not a duration such as 45s, 30m, 2h")
+    unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2) or "m"]
+    return float(m.group(1)) * unit
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TaskSpec(_Strict):
+    """One task for one agent, checked by a judge that is not the agent itself."""
+
+    spec: str = Field("", description="What done means, in words.")
+    spec_file: str = Field("", description="A file holding the spec (relative to the layout).")
+    verify: str = Field("", description="A command run in the agent's directory on its host; "
+                        "non-zero exit means not done (tests, a build, a metric threshold).")
+    verify_timeout: float = Field(600, gt=0, description="Seconds the verify command may run.")
+    judge: str = Field("", description="The judge agent's name (default: the fleet's first "
+                       "agent with role 'judge').")
+    judge_command: str = Field("", description="A headless judge instead: a command that "
+                               "reads the review prompt on stdin, e.g. 'claude -p'.")
+    max_rounds: int = Field(5, ge=1, le=100, description="Reviews before a human is asked.")
+    max_minutes: float = Field(240, gt=0, description="Wall time before a human is asked.")
+    review_on_idle: bool = Field(True, description="Review when a turn ends with the task "
+                                 "open, not only on `swarm done`.")
+
+    @model_validator(mode="after")
+    def _has_spec(self) -> TaskSpec:
+        if not self.spec and not self.spec_file:
+            raise ValueError("a task needs `spec` or `spec_file`")
+        return self
+
+
+class ReminderSpec(_Strict):
+    """A timer that types a reminder into agents when their input is ready."""
+
+    to: str = Field("all", description="An agent's name, 'role:NAME' or 'all'.")
+    every: str = Field("", description="Period, e.g. '30m'.")
+    idle: str = Field("", description="Fire when the agent has been idle this long, e.g. "
+                      "'10m' (the stall watchdog).")
+    at: str = Field("", description="Time of day, 'HH:MM', local time.")
+    text: str = Field("", description="Literal text; {agent}, {focus}, {task} are filled in.")
+    skill: str = Field("", description="A skill's name (skills/NAME.md) instead of text.")
+
+    @field_validator("every", "idle")
+    @classmethod
+    def _duration(cls, v: str) -> str:
+        if v:
+            seconds(v)
+        return v
+
+    @field_validator("at")
+    @classmethod
+    def _at(cls, v: str) -> str:
+        if v and not TIME_OF_DAY.match(v):
+            raise ValueError("must be HH:MM (24-hour)")
+        return v
+
+    @model_validator(mode="after")
+    def _one_each(self) -> ReminderSpec:
+        if sum(bool(x) for x in (self.every, self.idle, self.at)) != 1:
+            raise ValueError("give exactly one of `every`, `idle`, `at`")
+        if bool(self.text) == bool(self.skill):
+            raise ValueError("give exactly one of `text`, `skill`")
+        return self

@@ -1,0 +1,184 @@
+"""Reminder timers: every N minutes, after N minutes idle (the stall watchdog), or at a time
+of day; to one agent, a role, or all. Schedules live in SQLite, so they survive a restart.
+
+A reminder is an ordinary message in the agent's queue, so it is typed only when the input
+box is ready, never into a permission dialog. If the last one is still waiting there, the
+next is not added: repeats that pile up while an agent is busy collapse into one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from swarm_tui.agents.base import AgentState
+from swarm_tui.config.skills import skill_text
+from swarm_tui.config.work import ReminderSpec, seconds
+from swarm_tui.errors import SwarmError
+
+if TYPE_CHECKING:
+    from swarm_tui.fleet.agent import Agent
+    from swarm_tui.fleet.engine import Fleet
+
+TICK = 5.0  # seconds: the longest a due reminder waits for the scheduler
+
+
+def next_time_of_day(at: str, now: float) -> float:
+    """The next wall-clock time HH:MM (local) after `now`."""
+    hour, minute = (int(x) for x in at.split(":"))
+    today = dt.datetime.fromtimestamp(now).replace(hour=hour, minute=minute, second=0,
+                                                   microsecond=0)
+    when = today if today.timestamp() > now else today + dt.timedelta(days=1)
+    return when.timestamp()
+
+
+def spec_fields(spec: ReminderSpec, now: float) -> dict[str, object]:
+    kind = "every" if spec.every else "idle" if spec.idle else "at"
+    period = seconds(spec.every or spec.idle) if kind != "at" else 0.0
+    due = now + period if kind == "every" else next_time_of_day(spec.at, now) \
+        if kind == "at" else 0.0
+    return {"target": spec.to, "kind": kind, "period": period, "at": spec.at,
+            "text": spec.text, "skill": spec.skill, "paused": 0, "next_due": due}
+
+
+class Reminders:
+    def __init__(self, fleet: Fleet, clock: Callable[[], float] = time.time):
+        self.fleet = fleet
+        self.store = fleet.store
+        self.clock = clock
+        self._idle_fired: dict[tuple[int, str], float] = {}  # (reminder, agent) -> idle since
+        self._idle_since: dict[str, float] = {}
+
+    def seed(self) -> None:
+        now = self.clock()
+        for i, spec in enumerate(self.fleet.loaded.layout.reminders):
+            key = f"layout:{i}:{spec.model_dump_json()}"
+            self.store.upsert_reminder(key, spec_fields(spec, now))
+
+    def add(self, spec: ReminderSpec) -> int:
+        self.targets(spec.to)  # unknown targets fail now, not at 3 am
+        key = f"cli:{time.time_ns()}"
+        self.store.upsert_reminder(key, spec_fields(spec, self.clock()))
+        return int(next(r["id"] for r in self.store.reminders() if r["key"] == key))
+
+    def targets(self, to: str) -> list[Agent]:
+        if to == "all":
+            return list(self.fleet.agents.values())
+        if to.startswith("role:"):
+            return self.fleet.resolve([], role=to[5:])
+        return self.fleet.resolve([to])
+
+    # ------------------------------------------------------------------ state
+    def state_changed(self, agent: Agent, new: AgentState) -> None:
+        if new is AgentState.IDLE:
+            self._idle_since.setdefault(agent.name, self.clock())
+        else:
+            self._idle_since.pop(agent.name, None)
+
+    def countdown(self, agent: Agent) -> float | None:
+        """Seconds until the next reminder for this agent, if any is scheduled."""
+        now = self.clock()
+        best: float | None = None
+        for r in self.store.reminders():
+            if r["paused"]:
+                continue
+            try:
+                if agent not in self.targets(str(r["target"])):
+                    continue
+            except SwarmError:
+                continue
+            if r["kind"] == "idle":
+                since = self._idle_since.get(agent.name)
+                if since is None or self._idle_fired.get((int(r["id"]), agent.name)) == since:
+                    continue
+                due = since + float(str(r["period"]))
+            else:
+                due = float(str(r["next_due"]))
+            best = due - now if best is None else min(best, due - now)
+        return None if best is None else max(0.0, best)
+
+    # ------------------------------------------------------------------ firing
+    def tick(self) -> list[tuple[int, str]]:
+        """Fire what is due; returns (reminder id, agent) for each message queued."""
+        now = self.clock()
+        fired: list[tuple[int, str]] = []
+        for r in self.store.reminders():
+            if r["paused"]:
+                continue
+            rid = int(r["id"])
+            try:
+                agents = self.targets(str(r["target"]))
+            except SwarmError:
+                continue
+            if r["kind"] == "idle":
+                for agent in agents:
+                    since = self._idle_since.get(agent.name)
+                    if since is None or now - since < float(str(r["period"])):
+                        continue
+                    if self._idle_fired.get((rid, agent.name)) == since:
+                        continue  # once per idle stretch
+                    self._idle_fired[(rid, agent.name)] = since
+                    fired += self._fire(r, [agent])
+            elif now >= float(str(r["next_due"])):
+                nxt = now + float(str(r["period"])) if r["kind"] == "every" \
+                    else next_time_of_day(str(r["at"]), now)
+                self.store.update_reminder(rid, next_due=nxt)
+                fired += self._fire(r, agents)
+        return fired
+
+    def fire_now(self, rid: int) -> list[tuple[int, str]]:
+        row = next((r for r in self.store.reminders() if r["id"] == rid), None)
+        if row is None:
+            raise SwarmError(f"no reminder #{rid} (see `swarm remind list`)")
+        return self._fire(row, self.targets(str(row["target"])))
+
+    def _fire(self, r: dict[str, object], agents: list[Agent]) -> list[tuple[int, str]]:
+        rid = int(str(r["id"]))
+        sender = f"reminder:{rid}"
+        out = []
+        for agent in agents:
+            if agent.state is AgentState.EXITED:
+                continue
+            waiting = [m for m in self.store.open_messages(agent.name) if m.sender == sender]
+            if waiting:
+                continue  # the last one has not been typed yet: collapse
+            task = self.fleet.tasks.current(agent.name)
+            values = {"agent": agent.name, "focus": agent.focus or "(none)",
+                      "task": str(task["spec"]).splitlines()[0] if task else agent.focus}
+            text = skill_text(str(r["skill"]), values) if r["skill"] else \
+                skill_text("", values, fallback=str(r["text"]))
+            self.fleet.send([agent.name], text, sender=sender)
+            out.append((rid, agent.name))
+        return out
+
+    async def run(self) -> None:
+        while True:
+            self.tick()
+            await asyncio.sleep(TICK)
+
+    # ------------------------------------------------------------------ control
+    def pause(self, rid: int, paused: bool) -> None:
+        self._row(rid)
+        self.store.update_reminder(rid, paused=int(paused))
+
+    def snooze(self, rid: int, secs: float) -> None:
+        row = self._row(rid)
+        due = max(float(str(row["next_due"])), self.clock()) + secs
+        self.store.update_reminder(rid, next_due=due)
+
+    def remove(self, rid: int) -> None:
+        self._row(rid)
+        self.store.delete_reminder(rid)
+
+    def edit(self, rid: int, text: str) -> None:
+        self._row(rid)
+        self.store.update_reminder(rid, text=text, skill="")
+
+    def _row(self, rid: int) -> dict[str, object]:
+        row = next((r for r in self.store.reminders() if r["id"] == rid), None)
+        if row is None:
+            raise SwarmError(f"no reminder #{rid} (see `swarm remind list`)")
+        return row

@@ -1,0 +1,292 @@
+"""Tasks and the judge loop: a worker's claim of done is checked by someone else.
+
+A task belongs to one agent; its queue runs in order. A review starts when the worker runs
+`swarm done`, when its turn ends with the task open (unless the task says not to), or on
+demand. `verify` runs first on the agent's host: failing means incomplete without asking a
+model. Then the judge — an interactive agent of the fleet, or a headless command — gets the
+review prompt (skills/judge.md) and must answer with a strict verdict line. Incomplete sends
+the worker back with the reasons (skills/reprompt.md); complete starts the next task. Loop
+limits stop runaway loops and tell the human. Every verdict is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from swarm_tui.agents.base import AgentState
+from swarm_tui.config.skills import skill_text
+from swarm_tui.errors import AgentNotFound, SwarmError
+from swarm_tui.fleet.fresh import settled
+from swarm_tui.fleet.verdict import Verdict, parse_answer, parse_screen
+
+if TYPE_CHECKING:
+    from swarm_tui.fleet.agent import Agent
+    from swarm_tui.fleet.engine import Fleet
+
+PENDING, IN_PROGRESS, CLAIMED, JUDGING = "pending", "in-progress", "claimed-done", "judging"
+INCOMPLETE, COMPLETE, STOPPED, NO_VERDICT = "incomplete", "complete", "stopped", "no-verdict"
+OPEN_TASK = (PENDING, IN_PROGRESS, CLAIMED, JUDGING, INCOMPLETE, NO_VERDICT)
+ASK_AGAIN = ("Your answer did not end with a verdict line. End your answer with exactly one "
+             "line: `VERDICT: COMPLETE` or `VERDICT: INCOMPLETE: <reasons>`.")
+JUDGE_TURN = 20 * 60  # seconds a judge may take for one review
+
+
+def task_fields(spec: Any, base: Path) -> dict[str, object]:
+    """A layout TaskSpec as a tasks-table row (spec files read now)."""
+    text = spec.spec
+    if spec.spec_file:
+        path = (base / spec.spec_file).resolve()
+        try:
+            text = path.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise SwarmError(f"{path}: cannot read the task's spec_file: {exc}") from None
+    return {"spec": text, "verify": spec.verify, "verify_timeout": spec.verify_timeout,
+            "judge": spec.judge, "judge_command": spec.judge_command,
+            "max_rounds": spec.max_rounds, "max_minutes": spec.max_minutes,
+            "review_on_idle": int(spec.review_on_idle)}
+
+
+def headline(spec: str) -> str:
+    first = next((ln.strip() for ln in spec.splitlines() if ln.strip()), "")
+    return first[:100]
+
+
+class TaskBoard:
+    """Every agent's task queue, the reviews in flight, and the judge pane's log."""
+
+    def __init__(self, fleet: Fleet):
+        self.fleet = fleet
+        self.store = fleet.store
+        self._reviews: dict[int, asyncio.Task[None]] = {}
+        self.judge_log: list[str] = []  # what the judge pane shows of headless runs
+
+    # ------------------------------------------------------------------ setup
+    def seed(self) -> None:
+        """Tasks from the layout, once: a restart keeps the journaled state."""
+        base = self.fleet.loaded.path.parent
+        for agent in self.fleet.agents.values():
+            if agent.spec.tasks and not any(t["origin"] == "layout"
+                                            for t in self.store.tasks(agent.name)):
+                for spec in agent.spec.tasks:
+                    self.store.add_task(agent.name, task_fields(spec, base), "layout")
+        for agent in self.fleet.agents.values():
+            self._focus_follows(agent)
+        self.warn_same_family()
+
+    def add(self, agent_name: str, fields: dict[str, object], origin: str) -> int:
+        (agent,) = self.fleet.resolve([agent_name])
+        tid = self.store.add_task(agent.name, fields, origin)
+        self.kick(agent)
+        return tid
+
+    # ------------------------------------------------------------------ queries
+    def current(self, agent: str) -> dict[str, object] | None:
+        return next((t for t in self.store.tasks(agent) if t["status"] in OPEN_TASK), None)
+
+    def judge_for(self, task: dict[str, object]) -> Agent | None:
+        name = str(task["judge"] or "")
+        if name:
+            try:
+                return self.fleet.resolve([name])[0]
+            except AgentNotFound:
+                return None
+        if task["judge_command"]:
+            return None
+        return next((a for a in self.fleet.agents.values() if a.role == "judge"), None)
+
+    def warn_same_family(self) -> list[str]:
+        """A judge of the worker's own model family shares its blind spots: say so."""
+        warnings = []
+        for agent in self.fleet.agents.values():
+            for task in self.store.tasks(agent.name):
+                judge = self.judge_for(task)
+                fam = family(agent)
+                if judge is not None and judge is not agent and fam and fam == family(judge):
+                    warnings.append(f"judge {judge.name} reviews {agent.name} and both are "
+                                    f"{fam} models: their mistakes correlate; prefer a judge "
+                                    "of another family")
+        for w in dict.fromkeys(warnings):
+            self.fleet.listener.notice(w)
+        return list(dict.fromkeys(warnings))
+
+    # ------------------------------------------------------------------ events
+    def kick(self, agent: Agent) -> None:
+        """Inject the agent's current task if it is pending and the agent can take it."""
+        task = self.current(agent.name)
+        if task is None or task["status"] != PENDING:
+            return
+        self.store.update_task(int(task["id"]), status=IN_PROGRESS, started=time.time())
+        self._focus_follows(agent)
+        text = (f"Your task:\n{task['spec']}\n\nWhen it is really done, run "
+                "`swarm done --note \"what you did and how you checked it\"`.")
+        self.fleet.send([agent.name], text, sender="swarm")
+        self.fleet.listener.agent_changed(agent)
+
+    def state_changed(self, agent: Agent, old: AgentState, new: AgentState) -> None:
+        if new is AgentState.IDLE:
+            self.kick(agent)
+            task = self.current(agent.name)
+            if (old is AgentState.WORKING and task is not None
+                    and task["status"] in (IN_PROGRESS, INCOMPLETE)
+                    and task["review_on_idle"] and not agent.pending):
+                self.review(agent.name, claim="(the agent's turn ended; it did not say done)")
+
+    def done(self, agent_name: str, note: str) -> dict[str, object]:
+        (agent,) = self.fleet.resolve([agent_name])
+        task = self.current(agent.name)
+        if task is None:
+            raise SwarmError(f"{agent.name} has no open task to claim done")
+        self.store.update_task(int(task["id"]), status=CLAIMED)
+        self.review(agent.name, claim=note or "(no note)")
+        return task
+
+    def review(self, agent_name: str, claim: str = "(review asked for by a human)") -> int:
+        """Start a review of the agent's current task (once at a time per task)."""
+        (agent,) = self.fleet.resolve([agent_name])
+        task = self.current(agent.name)
+        if task is None:
+            raise SwarmError(f"{agent.name} has no open task to review")
+        tid = int(task["id"])
+        running = self._reviews.get(tid)
+        if running is not None and not running.done():
+            return tid
+        self._reviews[tid] = asyncio.create_task(self._review(agent, tid, claim),
+                                                 name=f"review-{agent.name}")
+        return tid
+
+    async def stop(self) -> None:
+        for task in self._reviews.values():
+            task.cancel()
+        await asyncio.gather(*self._reviews.values(), return_exceptions=True)
+
+    # ------------------------------------------------------------------ the loop
+    async def _review(self, agent: Agent, tid: int, claim: str) -> None:
+        try:
+            await self._review_once(agent, tid, claim)
+        except SwarmError as exc:
+            self.store.update_task(tid, status=NO_VERDICT, reasons=str(exc))
+            self.fleet.listener.notice(f"review of {agent.name}'s task failed: {exc}")
+        self._focus_follows(agent)
+        self.fleet.listener.agent_changed(agent)
+
+    async def _review_once(self, agent: Agent, tid: int, claim: str) -> None:
+        task = self.store.task(tid)
+        assert task is not None
+        self.store.update_task(tid, status=JUDGING)
+        self.fleet.listener.agent_changed(agent)
+        verify_result = "(no verify command)"
+        if task["verify"]:
+            ok, output = await self._verify(agent, task)
+            if not ok:
+                self._record(agent, task, "verify", Verdict(False, "the verify command failed: "
+                                                            + output), output)
+                return
+            verify_result = "passed: " + output
+        prompt = skill_text("judge", {
+            "agent": agent.name, "spec": str(task["spec"]), "verify": str(task["verify"] or
+                                                                          "(none)"),
+            "verify_result": verify_result, "claim": claim,
+            "screen": "\n".join(agent.plain_screen()[-30:]).strip()})
+        judge = self.judge_for(task)
+        if task["judge_command"]:
+            who = str(task["judge_command"]).split()[0]
+            verdict, raw = await self._headless(str(task["judge_command"]), prompt)
+        elif judge is not None:
+            verdict, raw = await self._interactive(judge, prompt)
+            who = judge.name
+        else:
+            raise SwarmError("no judge: give the task a `judge` or `judge_command`, or add an "
+                             "agent with role 'judge'")
+        if verdict is None:
+            self.store.add_verdict(tid, who, "none", "no verdict line, twice", raw[-4000:])
+            self.store.update_task(tid, status=NO_VERDICT, reasons="the judge gave no verdict")
+            self.fleet.listener.notice(f"{who} gave no verdict on {agent.name}'s task "
+                                       "(asked twice): a human should look")
+            return
+        self._record(agent, task, who, verdict, raw)
+
+    async def _verify(self, agent: Agent, task: dict[str, object]) -> tuple[bool, str]:
+        host = self.fleet.link_of(agent).host
+        cwd = agent.spec.cwd or "."
+        rc, out = await host.shell(f"cd {shlex.quote(cwd)} && {task['verify']}",
+                                   timeout=float(str(task["verify_timeout"])))
+        tail = "\n".join(out.strip().splitlines()[-15:])
+        return rc == 0, f"exit {rc}" + (f"\n{tail}" if tail else "")
+
+    async def _interactive(self, judge: Agent, prompt: str) -> tuple[Verdict | None, str]:
+        for text in (prompt, ASK_AGAIN):
+            (msg,) = self.fleet.send([judge.name], text, sender="swarm")
+            await settled(self.fleet, judge, msg.id, JUDGE_TURN)
+            screen = judge.plain_screen()
+            verdict = parse_screen(screen)
+            if verdict is not None:
+                return verdict, "\n".join(screen)
+        return None, "\n".join(judge.plain_screen())
+
+    async def _headless(self, command: str, prompt: str) -> tuple[Verdict | None, str]:
+        raw = ""
+        for text in (prompt, prompt + "\n\n" + ASK_AGAIN):
+            self.judge_log.append(f"$ {command}")
+            proc = await asyncio.create_subprocess_shell(
+                command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT)
+            try:
+                out, _ = await asyncio.wait_for(proc.communicate(text.encode()), JUDGE_TURN)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+                out = b"(timed out)"
+            raw = out.decode("utf-8", "replace")
+            self.judge_log.extend(raw.splitlines()[-200:])
+            del self.judge_log[:-1000]
+            verdict = parse_answer(raw)
+            if verdict is not None:
+                return verdict, raw
+        return None, raw
+
+    def _record(self, agent: Agent, task: dict[str, object], who: str, verdict: Verdict,
+                raw: str) -> None:
+        tid = int(task["id"])
+        word = "complete" if verdict.complete else "incomplete"
+        self.store.add_verdict(tid, who, word, verdict.reasons, raw[-4000:])
+        if verdict.complete:
+            self.store.update_task(tid, status=COMPLETE, reasons="")
+            self.kick(agent)  # the next task, if any
+            return
+        rounds = int(str(task["rounds"])) + 1
+        started = float(str(task["started"])) or time.time()
+        over_time = time.time() - started > float(str(task["max_minutes"])) * 60
+        if rounds >= int(str(task["max_rounds"])) or over_time:
+            why = f"{rounds} reviews" if not over_time else "its time limit"
+            self.store.update_task(tid, status=STOPPED, rounds=rounds, reasons=verdict.reasons)
+            self.fleet.listener.notice(f"{agent.name}'s task stopped after {why}, still "
+                                       f"incomplete: {verdict.reasons} — a human should look")
+            return
+        self.store.update_task(tid, status=INCOMPLETE, rounds=rounds, reasons=verdict.reasons)
+        text = skill_text("reprompt", {"agent": agent.name, "reasons": verdict.reasons,
+                                       "task": headline(str(task["spec"]))})
+        self.fleet.send([agent.name], text, sender="swarm")
+
+    def _focus_follows(self, agent: Agent) -> None:
+        """An agent's focus label follows its current task."""
+        task = self.current(agent.name)
+        if task is not None:
+            label = headline(str(task["spec"]))
+            if label and label != agent.focus:
+                agent.focus = label
+                self.store.set_focus(agent.name, label, "task")
+
+
+def family(agent: Agent) -> str:
+    if agent.spec.family:
+        return agent.spec.family
+    model = agent.spec.model.lower()
+    for key, fam in (("claude", "anthropic"), ("gpt", "openai"), ("o3", "openai"),
+                     ("gemini", "google"), ("mock", "mock")):
+        if key in model:
+            return fam
+    return agent.adapter.family or ("mock" if agent.spec.cli == "mock" else "")
