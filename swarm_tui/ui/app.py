@@ -20,10 +20,13 @@ from textual.widgets import Footer, Label
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.ui.bridge import UiBridge
+from swarm_tui.ui.judge import JudgePane
 from swarm_tui.ui.messages import MessagesScreen
 from swarm_tui.ui.prompt import FocusScreen, PromptScreen, Target
+from swarm_tui.ui.reminders import RemindersScreen
 from swarm_tui.ui.sidebar import Sidebar
-from swarm_tui.ui.tiles import AgentTile
+from swarm_tui.ui.task_editor import TaskScreen
+from swarm_tui.ui.tiles import AgentTile, quiet_for
 
 MAX_PER_PAGE = 25
 MIN_TILE_W, MIN_TILE_H = 36, 9
@@ -49,6 +52,10 @@ class SwarmApp(App[str]):
         Binding("f", "focus_label", "Focus label", id="focus_label"),
         Binding("t", "attach", "Attach", id="attach"),
         Binding("F", "fresh", "Fresh start", id="fresh"),
+        Binding("T", "task", "New task", id="task"),
+        Binding("j", "review", "Judge now", id="review"),
+        Binding("J", "judge_pane", "Judge pane", id="judge_pane"),
+        Binding("R", "reminders", "Reminders", id="reminders"),
         Binding("m", "messages", "Messages", id="messages"),
         Binding("question_mark", "help", "Help", id="help"),
         Binding("q", "quit_ui", "Quit", id="quit"),
@@ -75,12 +82,16 @@ class SwarmApp(App[str]):
                     for _ in range(MAX_PER_PAGE):
                         yield AgentTile()
                 yield Label("", id="status")
+            yield JudgePane(self.fleet, id="judge-pane")
         yield Footer()
 
     def on_mount(self) -> None:
         # keep references: while a modal screen is up, app.query() searches that screen
         self._grid = self.query_one("#grid")
-        self._tiles = list(self.query(AgentTile))
+        self._tiles = list(self._grid.query(AgentTile))
+        self._judge = self.query_one(JudgePane)
+        self._judge.display = any(a.role == "judge" for a in self.fleet.agents.values()) \
+            or bool(self.fleet.store.tasks())
         self._sidebar = self.query_one(Sidebar)
         self._status = self.query_one("#status", Label)
         self.sub_title = f"fleet {self.fleet.name}"
@@ -132,7 +143,7 @@ class SwarmApp(App[str]):
         for i, tile in enumerate(self._tiles):
             tile.show(agents[i] if i < len(agents) else None)
         self._draw_states()
-        self.fleet.set_visible({a.name for a in agents})
+        self.fleet.set_visible(self._visible_names())
         self._draw_sidebar()
         self.call_after_refresh(self._redraw_tiles)
 
@@ -151,6 +162,8 @@ class SwarmApp(App[str]):
             for tile in self._tiles:
                 if tile.agent is not None and tile.agent.name in b.screens:
                     tile.update_screen()
+            if self._judge.display and self._judge.judge_agent_name() in b.screens:
+                self._judge.refresh_pane()
             b.screens.clear()
         if b.agents or b.messages:
             b.agents.clear()
@@ -186,10 +199,37 @@ class SwarmApp(App[str]):
             status += " · zoomed (enter to return)"
         self._status.update(status)
 
+    def _visible_names(self) -> set[str]:
+        names = {a.name for a in self._page_agents()}
+        judge = self._judge.judge_agent_name() if self._judge.display else None
+        return names | ({judge} if judge else set())
+
     def _draw_sidebar(self) -> None:
         visible = {a.name for a in self._page_agents()}
         self._sidebar.show(list(self.fleet.agents.values()), self.current_name(),
-                           self.marked, visible, self.fleet.links)
+                           self.marked, visible, self.fleet.links, self._notes())
+        if self._judge.display:
+            self._judge.refresh_pane()
+
+    def _notes(self) -> dict[str, str]:
+        """Per agent: its task's status (and reasons) and its next reminder's countdown."""
+        notes = {}
+        for agent in self.fleet.agents.values():
+            parts = []
+            task = self.fleet.tasks.current(agent.name)
+            if task is not None:
+                status = str(task["status"])
+                if int(str(task["rounds"])):
+                    status += f" r{task['rounds']}"
+                if task["reasons"] and task["status"] in ("incomplete", "stopped", "no-verdict"):
+                    status += f": {task['reasons']}"
+                parts.append(f"▸ {status}")
+            due = self.fleet.reminders.countdown(agent)
+            if due is not None:
+                parts.append(f"⏰ {quiet_for(0, due)}")
+            if parts:
+                notes[agent.name] = "  ".join(parts)
+        return notes
 
     # ------------------------------------------------------------------ selection
     def current_name(self) -> str | None:
@@ -303,6 +343,36 @@ class SwarmApp(App[str]):
             self.notify(f"{name}: fresh start begun (handoff note, new conversation, "
                         "re-inject focus and note)")
 
+    def action_task(self) -> None:
+        name = self.current_name()
+        if name:
+            self.push_screen(TaskScreen(name), lambda r: self._task_added(name, r))
+
+    def _task_added(self, name: str, result: tuple[str, str] | None) -> None:
+        if result is not None:
+            spec, verify = result
+            tid = self.fleet.tasks.add(name, {"spec": spec, "verify": verify}, origin="ui")
+            self.notify(f"task #{tid} queued for {name}")
+            self._judge.display = True
+            self._draw_sidebar()
+
+    def action_review(self) -> None:
+        name = self.current_name()
+        if name:
+            try:
+                self.fleet.tasks.review(name)
+                self.notify(f"review of {name}'s task started")
+            except Exception as exc:  # noqa: BLE001 - shown, never crashes the UI
+                self.notify(str(exc), severity="warning")
+
+    def action_judge_pane(self) -> None:
+        self._judge.display = not self._judge.display
+        self.fleet.set_visible(self._visible_names())
+        self.call_after_refresh(self._relayout)
+
+    def action_reminders(self) -> None:
+        self.push_screen(RemindersScreen(self.fleet), lambda _: self._draw_sidebar())
+
     def action_messages(self) -> None:
         self.push_screen(MessagesScreen(self.fleet.store))
 
@@ -335,6 +405,13 @@ class SwarmApp(App[str]):
         yield SystemCommand("Messages", "Who said what to whom (m)", self.action_messages)
         yield SystemCommand("Fresh start", "Handoff note, new conversation, re-inject (F)",
                             self.action_fresh)
+        yield SystemCommand("New task", "Give the selected agent a task (T)", self.action_task)
+        yield SystemCommand("Judge now", "Review the selected agent's task (j)",
+                            self.action_review)
+        yield SystemCommand("Judge pane", "Show or hide the judge pane (J)",
+                            self.action_judge_pane)
+        yield SystemCommand("Reminders", "List, pause, snooze, fire, edit reminders (R)",
+                            self.action_reminders)
         yield SystemCommand("Next page", "Next page of tiles (pagedown / ])",
                             lambda: self.action_page(1))
         yield SystemCommand("Previous page", "Previous page of tiles (pageup / [)",

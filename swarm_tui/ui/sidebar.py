@@ -73,7 +73,8 @@ class Sidebar(Static):
         self._rows: list[str] = []
 
     def show(self, agents: list[Agent], selected: str | None, marked: set[str],
-             visible: set[str], links: dict[str, HostLink]) -> None:
+             visible: set[str], links: dict[str, HostLink],
+             notes: dict[str, str] | None = None) -> None:
         now = time.time()
         width = max(10, (self.content_region.width or 30))
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -98,6 +99,11 @@ class Sidebar(Static):
                 focus = f"asks: {agent.tracker.reading.question}"
             text.append(f"   {focus}"[:width] + "\n", style="italic grey62")
             self._rows += [agent.name, agent.name]
+            note = (notes or {}).get(agent.name)
+            if note:
+                style = "red" if "incomplete" in note or "stopped" in note else "cyan"
+                text.append(f"   {note}"[:width] + "\n", style=style)
+                self._rows.append(agent.name)
         self.update(text)
 
     @staticmethod

@@ -149,3 +149,22 @@ def still_cluster(tmp: Path) -> Fleet:
     links["node02"].connected = False
     links["node02"].detail = "node02: connection lost: Connection lost"
     return fleet
+
+
+def still_judged(tmp: Path) -> Fleet:
+    """The still fleet with a judge agent and tasks that have verdicts, and a reminder."""
+    fleet = still_fleet(tmp, count=6)
+    judge = fleet.agents["Ramanujan"]
+    judge.spec = judge.spec.model_copy(update={"role": "judge"})
+    store = fleet.store
+    for name, status, rounds, reasons in (("Gauss", "incomplete", 1, "tests still fail"),
+                                          ("Hilbert", "complete", 0, ""),
+                                          ("Noether", "judging", 0, "")):
+        tid = store.add_task(name, {"spec": f"Port the {name} module\nwith tests"}, "layout")
+        store.update_task(tid, status=status, rounds=rounds, reasons=reasons)
+        if status != "judging":
+            store.add_verdict(tid, "Ramanujan", status, reasons, "")
+        fleet.agents[name].focus = f"Port the {name} module"
+    fleet.tasks.judge_log.append("$ claude -p --output-format json")
+    store.db.execute("UPDATE verdicts SET time = 1796200000")
+    return fleet

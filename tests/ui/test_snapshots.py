@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from swarm_tui.ui.app import SwarmApp
-from tests.ui.conftest import still_cluster, still_fleet
+from tests.ui.conftest import still_cluster, still_fleet, still_judged
 
 
 def test_fleet_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -31,3 +31,7 @@ def test_small_terminal_pages(snap_compare, tmp_path: Path) -> None:  # type: ig
 
 def test_cluster_grouped_by_node(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(SwarmApp(still_cluster(tmp_path)), terminal_size=(170, 44))
+
+
+def test_judge_pane_and_task_status(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(SwarmApp(still_judged(tmp_path)), terminal_size=(170, 44))
