@@ -62,6 +62,11 @@ class Adapter:
         """Read the state from the screen's plain lines (no escape sequences)."""
         return Reading(None)
 
+    def typed_text(self, text: str) -> str:
+        """The text to paste for a message (e.g. escape what the CLI would take as a
+        command of its own and swallow)."""
+        return text
+
     def headless(self, model: str) -> list[str]:
         """argv that reads a prompt on stdin and prints the answer (for judges); [] if none."""
         return []

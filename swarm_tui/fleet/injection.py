@@ -108,7 +108,7 @@ class Injector:
         self._store.mark(message.id, SENDING)
         name = f"swarm-{os.getpid()}-{next(_buffer_ids)}"
         await control.run_all([
-            *buffer_lines(name, as_typed(message)),
+            *buffer_lines(name, adapter.typed_text(as_typed(message))),
             f"paste-buffer -p -r -d -b {name} -t {agent.pane}",
         ])
         # agent TUIs take an Enter that follows fast input as a newline: wait it out
