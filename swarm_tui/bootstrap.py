@@ -49,6 +49,8 @@ def main() -> None:
     py = ensure_venv()
     if args[:1] == ["test"]:
         os.chdir(ROOT)
+        # the real agent CLIs the tests drive, pinned; installed once into .venv
+        subprocess.run([str(py), "-m", "swarm_tui.testing.clis"])
         argv = [str(py), "-m", "pytest", *args[1:]]
     else:
         argv = [str(py), "-m", "swarm_tui.cli", *args]

@@ -75,3 +75,19 @@ def cli_path(name: str) -> Path | None:
 
 def why_missing(name: str) -> str:
     return _why.get(name, "")
+
+
+def install_all() -> int:
+    """Install every pinned CLI now (the test command does this before pytest starts)."""
+    missing = []
+    for name in [*NPM, *PYPI]:
+        path = cli_path(name)
+        print(f"swarm: {name} {version_of(name)}: " + (str(path) if path else
+              f"not installed ({why_missing(name)})"), flush=True)
+        if path is None:
+            missing.append(name)
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(install_all())
