@@ -95,6 +95,10 @@ def add_client_verbs(sub: Any) -> None:
     send.add_argument("args", nargs="*", metavar="NAME... MESSAGE")
     send.add_argument("--all", action="store_true", help="every agent but the sender")
     send.add_argument("--role", help="every agent with this role")
+    send.add_argument("--skill", default="", help="inject this skill (rendered for each "
+                      "recipient); a MESSAGE is then optional and appended")
+    send.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                      help="a skill parameter (repeatable)")
     send.add_argument("--wait", type=float, default=0.0, metavar="SECS",
                       help="wait up to SECS for delivery and report it")
     send.add_argument("--fleet", help="which running fleet (default: the only one)")
@@ -155,6 +159,12 @@ def add_client_verbs(sub: Any) -> None:
     remind.add_argument("--json", action="store_true")
     remind.add_argument("--fleet")
 
+    skills = sub.add_parser("skills", help="the skills library: list, or `show NAME`")
+    skills.add_argument("show", nargs="?", choices=["show"], help=argparse.SUPPRESS)
+    skills.add_argument("name", nargs="?", default="")
+    skills.add_argument("--json", action="store_true")
+    skills.add_argument("--fleet")
+
     hook = sub.add_parser("hook", help="(for agent CLIs' hooks) report a CLI event read "
                           "as JSON from stdin, or from the last argument")
     hook.add_argument("cli")
@@ -194,23 +204,34 @@ def _ask(args: argparse.Namespace, run_dir: Path, payload: dict[str, Any],
 def cmd_send(args: argparse.Namespace, run_dir: Path) -> int:
     words: list[str] = args.args
     if args.all or args.role:
-        if len(words) != 1:
+        if len(words) > 1 or (not words and not args.skill):
             raise ClientError("with --all or --role, give just the message (quote it)")
-        names, text = [], words[0]
+        names, text = [], (words[0] if words else "")
+    elif args.skill:
+        if not words:
+            raise ClientError("usage: swarm send NAME [NAME...] --skill SKILL [\"message\"]")
+        names, text = words, ""
     else:
         if len(words) < 2:
             raise ClientError('usage: swarm send NAME [NAME...] "message" (or --all / --role)')
         names, text = words[:-1], words[-1]
     if text == "-":
         text = sys.stdin.read()
-    if not text.strip():
+    if not text.strip() and not args.skill:
         raise ClientError("empty message: nothing to send")
+    params = {}
+    for p in args.param:
+        key, eq, value = p.partition("=")
+        if not eq or not key:
+            raise ClientError(f"--param {p!r}: write NAME=VALUE")
+        params[key] = value
     size = len(text.encode("utf-8", "replace"))
     if size > MAX_MESSAGE_BYTES:
         raise ClientError(f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES} bytes "
                           "(send a path to a file instead)")
     reply = _ask(args, run_dir, {"op": "send", "to": names, "all": args.all, "role": args.role,
-                        "text": text, "wait": args.wait}, timeout=args.wait + 30)
+                                 "text": text, "skill": args.skill, "params": params,
+                                 "wait": args.wait}, timeout=args.wait + 30)
     failed = 0
     for m in reply["messages"]:
         detail = f" ({m['detail']})" if m["detail"] else ""
@@ -359,6 +380,31 @@ def cmd_remind(args: argparse.Namespace, run_dir: Path) -> int:
     return 0
 
 
+def cmd_skills(args: argparse.Namespace, run_dir: Path) -> int:
+    if args.show and not args.name:
+        raise ClientError("usage: swarm skills show NAME")
+    reply = _ask(args, run_dir, {"op": "skills", "show": args.name if args.show else ""})
+    if args.json:
+        print(json.dumps({k: v for k, v in reply.items() if k != "ok"}, indent=2))
+        return 0
+    if args.show:
+        s = reply["skill"]
+        params = ", ".join(k if v is None else f"{k}={v}" for k, v in s["params"].items())
+        print(f"# {s['name']}: {s['description']}")
+        if s["when"]:
+            print(f"when: {s['when']}")
+        if params:
+            print(f"params: {params}")
+        print(f"\n{reply['body']}")
+        return 0
+    width = max((len(s["name"]) for s in reply["skills"]), default=0)
+    for s in sorted(reply["skills"], key=lambda s: s["name"]):
+        print(f"{s['name'].ljust(width)}  {s['description']}")
+    for problem in reply["problems"]:
+        print(f"swarm: skipped a broken skill: {problem}", file=sys.stderr)
+    return 0
+
+
 def cmd_hook(args: argparse.Namespace, run_dir: Path) -> int:
     raw = args.json if args.json is not None else sys.stdin.read()
     try:
@@ -374,7 +420,7 @@ def cmd_hook(args: argparse.Namespace, run_dir: Path) -> int:
 CLIENT_VERBS: dict[str, Callable[[argparse.Namespace, Path], int]] = {
     "send": cmd_send, "ls": cmd_ls, "focus": cmd_focus, "messages": cmd_messages,
     "hook": cmd_hook, "fresh": cmd_fresh, "task": cmd_task, "done": cmd_done,
-    "judge": cmd_judge, "tasks": cmd_tasks, "remind": cmd_remind,
+    "judge": cmd_judge, "tasks": cmd_tasks, "remind": cmd_remind, "skills": cmd_skills,
 }
 
 

@@ -41,7 +41,9 @@ class Send(_Req):
     to: list[str] = Field(default_factory=list)
     all: bool = False
     role: str | None = None
-    text: str
+    text: str = ""
+    skill: str = ""
+    params: dict[str, str] = Field(default_factory=dict)
     wait: float = Field(0.0, ge=0, le=600)
 
 
@@ -95,6 +97,11 @@ class Remind(_Req):
     text: str = ""
 
 
+class Skills(_Req):
+    op: Literal["skills"]
+    show: str = ""
+
+
 class Down(_Req):
     op: Literal["down"]
 
@@ -105,7 +112,7 @@ class Messages(_Req):
 
 
 AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Hook | Fresh | AddTask | Done | Judge
-              | Tasks | Remind)
+              | Tasks | Remind | Skills)
 _requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,  # type: ignore[valid-type]
                                                            Field(discriminator="op")])
 
@@ -168,7 +175,10 @@ class FleetServer:
                 targets = req.to
             else:
                 raise SwarmError("no recipient: name an agent, or use --all or --role ROLE")
-            messages = fleet.send(targets, req.text, sender=sender)
+            if req.skill:
+                messages = self._send_skill(targets, req, sender)
+            else:
+                messages = fleet.send(targets, req.text, sender=sender)
             ids = [m.id for m in messages]
             if req.wait:
                 await self._wait_delivered(ids, req.wait)
@@ -202,6 +212,15 @@ class FleetServer:
             return {"ok": True, "tasks": rows}
         if isinstance(req, Remind):
             return {"ok": True, **self._remind(req)}
+        if isinstance(req, Skills):
+            from swarm_tui.config.skills import find_skill, load_skills
+
+            if req.show:
+                skill = find_skill(req.show)
+                return {"ok": True, "skill": skill.summary(), "body": skill.body.strip()}
+            skills, problems = load_skills()
+            return {"ok": True, "skills": [s.summary() for s in skills.values()],
+                    "problems": problems}
         if isinstance(req, Fresh):
             agent = fleet.fresh(req.agent, req.handoff)
             return {"ok": True, "agent": agent.name}
@@ -219,6 +238,23 @@ class FleetServer:
         assert isinstance(req, Messages)
         return {"ok": True, "messages": [asdict(m) for m in fleet.store.messages(req.limit)],
                 "graph": fleet.store.talk_graph()}
+
+    def _send_skill(self, targets: list[str], req: Send, sender: str) -> list[Any]:
+        """A skill rendered for each recipient (its own name, focus and task)."""
+        from swarm_tui.config.skills import find_skill
+
+        skill = find_skill(req.skill)
+        out = []
+        for agent in self.fleet.resolve(targets):
+            task = self.fleet.tasks.current(agent.name)
+            values = {"agent": agent.name, "focus": agent.focus or "(none)",
+                      "task": str(task["spec"]) if task else agent.focus or "(none)",
+                      **req.params}
+            text = skill.render(values)
+            if req.text:
+                text += "\n\n" + req.text
+            out += self.fleet.send([agent.name], text, sender=sender)
+        return out
 
     def _remind(self, req: Remind) -> dict[str, Any]:
         from swarm_tui.config.work import ReminderSpec
