@@ -17,6 +17,7 @@ from textual.containers import Container, Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Label
 
+from swarm_tui.config.skills import load_skills
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.ui.bridge import UiBridge
@@ -27,6 +28,28 @@ from swarm_tui.ui.reminders import RemindersScreen
 from swarm_tui.ui.sidebar import Sidebar
 from swarm_tui.ui.task_editor import TaskScreen
 from swarm_tui.ui.tiles import AgentTile, quiet_for
+
+
+def expand_skill(fleet: Fleet, names: list[str], text: str) -> list[tuple[str, str]]:
+    """(agent, message) pairs: `/skill k=v` rendered for each agent (more lines after the
+    first are appended); any other text as written."""
+    first, _, more = text.partition("\n")
+    words = first[1:].split() if first.startswith("/") else []
+    skills, _ = load_skills()
+    if not words or words[0] not in skills:
+        return [(n, text) for n in names]
+    from swarm_tui.config.skills import parse_args
+
+    skill, params = skills[words[0]], parse_args(words[1:])
+    out = []
+    for agent in fleet.resolve(names):
+        task = fleet.tasks.current(agent.name)
+        values = {"agent": agent.name, "focus": agent.focus or "(none)",
+                  "task": str(task["spec"]) if task else agent.focus or "(none)", **params}
+        body = skill.render(values)
+        out.append((agent.name, body + (f"\n\n{more}" if more.strip() else "")))
+    return out
+
 
 MAX_PER_PAGE = 25
 MIN_TILE_W, MIN_TILE_H = 36, 9
@@ -289,19 +312,22 @@ class SwarmApp(App[str]):
             out.append(Target(f"role {role} ({len(names)})", names))
         return out
 
-    def action_prompt(self, which: str = "selection") -> None:
+    def action_prompt(self, which: str = "selection", text: str = "") -> None:
         if not self.order:
             return
         start = {"selection": 0, "all": 1, "role": 2}.get(which, 0)
         targets = self.targets()
-        self.push_screen(PromptScreen(targets, min(start, len(targets) - 1)), self._prompted)
+        self.push_screen(PromptScreen(targets, min(start, len(targets) - 1), text),
+                         self._prompted)
 
     def _prompted(self, result: tuple[Target, str] | None) -> None:
         if result is None:
             return
         target, text = result
         try:
-            sent = self.fleet.send(list(target.names), text)
+            sent = []
+            for name, message in expand_skill(self.fleet, list(target.names), text):
+                sent += self.fleet.send([name], message)
         except Exception as exc:  # noqa: BLE001 - any refusal is shown, never crashes the UI
             self.notify(str(exc), severity="error")
             return
@@ -416,6 +442,10 @@ class SwarmApp(App[str]):
                             lambda: self.action_page(1))
         yield SystemCommand("Previous page", "Previous page of tiles (pageup / [)",
                             lambda: self.action_page(-1))
+        for skill in sorted(load_skills()[0].values(), key=lambda s: s.name):
+            yield SystemCommand(f"Skill: {skill.name}", skill.description,
+                                lambda n=skill.name: self.action_prompt(  # type: ignore[misc]
+                                    "selection", f"/{n} "))
         for name in self.order:
             yield SystemCommand(f"Go to {name}", f"Select agent {name}",
                                 lambda n=name: self.select(self.order.index(n)))  # type: ignore[misc]

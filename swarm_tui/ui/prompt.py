@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, TextArea
+from textual.widgets import Input, Label, Static, TextArea
+
+from swarm_tui.config.skills import load_skills
 
 
 @dataclass(frozen=True)
@@ -20,7 +23,8 @@ class Target:
 
 
 class PromptScreen(ModalScreen[tuple[Target, str] | None]):
-    """Type a message; Enter injects it into the chosen agents; ctrl+j adds a line."""
+    """Type a message; Enter injects it into the chosen agents; ctrl+j adds a line.
+    `/name key=value` inserts a skill: tab completes its name, a preview shows below."""
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
@@ -29,26 +33,76 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
         Binding("tab", "next_target", "Next target", priority=True),
     ]
 
-    def __init__(self, targets: list[Target], start: int = 0) -> None:
+    def __init__(self, targets: list[Target], start: int = 0, text: str = "") -> None:
         super().__init__()
         self.targets = targets
         self.index = start
+        self.initial = text
 
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt-box"):
             yield Label("", id="prompt-target")
             yield TextArea(id="prompt-text", soft_wrap=True, show_line_numbers=False)
-            yield Label("enter send · ctrl+j new line · tab change target · esc cancel",
-                        id="prompt-help")
+            yield Static(id="prompt-skill")
+            yield Label("enter send · ctrl+j new line · tab change target (or complete /skill)"
+                        " · esc cancel", id="prompt-help")
 
     def on_mount(self) -> None:
         self._show_target()
-        self.query_one(TextArea).focus()
+        area = self.query_one(TextArea)
+        if self.initial:
+            area.text = self.initial
+            area.move_cursor(area.document.end)
+        area.focus()
+        self._show_skill()
+
+    def on_text_area_changed(self) -> None:
+        self._show_skill()
+
+    def _skill_word(self) -> str | None:
+        text = self.query_one(TextArea).text
+        if not text.startswith("/"):
+            return None
+        return text[1:].split(None, 1)[0] if text[1:].strip() else ""
+
+    def _show_skill(self) -> None:
+        box = self.query_one("#prompt-skill", Static)
+        word = self._skill_word()
+        if word is None:
+            box.display = False
+            return
+        skills, _ = load_skills()
+        box.display = True
+        if word in skills:
+            skill = skills[word]
+            params = ", ".join(k if v is None else f"{k}={v}" for k, v in skill.params.items())
+            preview = Text(f"/{skill.name}: {skill.description}"
+                           + (f"  (params: {params})" if params else "") + "\n", style="bold")
+            preview.append("\n".join(skill.body.strip().splitlines()[:6]), style="grey62")
+            box.update(preview)
+            return
+        matches = [s for name, s in sorted(skills.items()) if name.startswith(word)]
+        text = Text()
+        for s in matches[:8]:
+            text.append(f"/{s.name}", style="bold cyan")
+            text.append(f"  {s.description}\n", style="grey62")
+        box.update(text if matches else Text(f"no skill /{word} (a message starting with / "
+                                             "is sent as written)", style="yellow"))
 
     def _show_target(self) -> None:
         self.query_one("#prompt-target", Label).update(f"To: {self.targets[self.index].label}")
 
     def action_next_target(self) -> None:
+        word = self._skill_word()
+        if word is not None:
+            skills, _ = load_skills()
+            matches = sorted(n for n in skills if n.startswith(word))
+            if matches and word not in skills:
+                area = self.query_one(TextArea)
+                rest = area.text[1 + len(word):]
+                area.text = f"/{matches[0]} " + rest.lstrip(" ")
+                area.move_cursor(area.document.end)
+                return
         self.index = (self.index + 1) % len(self.targets)
         self._show_target()
 

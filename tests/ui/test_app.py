@@ -130,3 +130,21 @@ async def test_empty_prompt_is_refused_and_sends_nothing(live_fleet: Fleet, tmp_
         await pilot.press("escape")
         assert not isinstance(app.screen, PromptScreen)
         assert [m for m in live_fleet.store.messages() if m.sender == "human"] == []
+
+
+async def test_prompt_inserts_a_skill_with_completion_and_preview(live_fleet: Fleet,
+                                                                  tmp_path: Path) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(lambda: live_fleet.agents["Gauss"].tracker.ready, what="Gauss ready")
+        await pilot.press("i", *"/thermo")
+        preview = app.screen.query_one("#prompt-skill")
+        assert "/thermonuclear-review" in preview.render().plain
+        await pilot.press("tab")  # completes the skill's name, not the target
+        assert app.screen.query_one(TextArea).text == "/thermonuclear-review "
+        assert app.screen.query_one("#prompt-target").render().plain == "To: Gauss"
+        assert "params: rounds=3, scope=the change" in preview.render().plain
+        await pilot.press(*"rounds=2", "enter")
+        await until(lambda: received(tmp_path, "Gauss"), what="the skill to arrive")
+        (text,) = received(tmp_path, "Gauss")
+        assert text.startswith("Review the change from scratch") and "Do 2 rounds." in text
