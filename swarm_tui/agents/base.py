@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -10,6 +11,12 @@ from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
+def program(agent: ResolvedAgent, default: str) -> list[str]:
+    """The executable's words: the layout's `command` when it names one (a CLI installed off
+    PATH, e.g. ~/.local/bin/agent), else the CLI's usual name."""
+    return shlex.split(agent.command) if agent.command.strip() else [default]
 
 
 def plain(line: str) -> str:

@@ -1,20 +1,156 @@
-"""codex: adapter (first cut: launch only; screen reading to come)."""
+"""codex: OpenAI's Codex CLI (tested with @openai/codex 0.171.0).
+
+The screen, bottom up (120x40, captures in tests/fixtures/screens/codex-*.txt):
+
+    • Working (3s • esc to interrupt)          status line, only while a turn runs and no
+                                               answer text is streaming
+    › fix the tests                            the input box: `›`, then the draft (further
+      and run them                             lines indented two spaces) or a placeholder
+                                               (blank line)
+      gpt-5 default · Context 97% left · ~/x   status line items (`tui.status_line`)
+      ← for agents · ? for shortcuts           key hints; blank while a draft is typed
+
+An approval replaces the input box with a dialog ending in `Press enter to confirm or esc to
+cancel`. A finished turn leaves `Worked for 5s • 10:12` right above the box; while an answer
+streams nothing in the chrome says so, so `read` answers "cannot tell" and the tracker goes by
+output. Codex runs its `notify` program with a JSON argument when a turn completes:
+`agent-turn-complete`, also for the title it makes for a new thread in a side thread.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 import shlex
 
-from swarm_tui.agents.base import Adapter
+from swarm_tui.agents.base import Adapter, AgentState, Reading
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
+
+PROMPT = "›"
+PLACEHOLDERS = frozenset({"Ask Codex to do anything", "Ask a follow-up question"})
+BUSY = re.compile(r"^\S\s+\S.*\(\d+[hms\d ]*.*esc to interrupt\)$")
+TURN_END = re.compile(r"^Worked for .+ • \d{1,2}:\d{2}(?::\d{2})?(?:\s?[AP]M)?$")
+CONTEXT = re.compile(r"Context (\d+)% left|(\d+)% context left")
+DIALOG_END = "Press enter to confirm or esc to cancel"
+OPTION = re.compile(r"^› \d+\. ")
+QUESTION = re.compile(r"^((?:Would you like|Do you want|Allow) .*\?)")
+COMMAND = re.compile(r"^\$ (.+)")
+TRANSCRIPT = ("› ", "• ", "◦ ", "■ ", "✔ ", "✗ ", "└ ")
+STARTING_HINT = "? for shortcuts"  # the hints before the session is configured
+TITLE_PROMPT = "Generate a concise, single-line task title"  # Codex's own side thread
 
 
 class CodexAdapter(Adapter):
     name = "codex"
     family = "openai"
-    reads_screen = False
+    reads_input_box = True
     idle_quiet = 2.0
+    submit_delay = 0.2  # Codex takes an Enter within 120 ms of fast input as a newline
+    verify_timeout = 3.0
+    # C-u clears the cursor's line, a second C-u joins it to the line above: 64 clear a
+    # 32-line draft (longer pastes show as one marker). Never C-c: on an empty box it quits.
+    clear_draft_keys = ("C-u",) * 64
+    fresh_command = "/new"
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
-        model = ["--model", agent.model] if agent.model else []
-        return shlex.join(["codex", *model, *agent.args])
+        # --no-daemon: otherwise the first Codex on a machine starts a shared background
+        # server that runs every later session's turns, tools and notify program with the
+        # first agent's environment (its SWARM_AGENT and SWARM_TOKEN)
+        argv = ["codex", "--no-daemon"]
+        if agent.model:
+            argv += ["--model", agent.model]
+        if agent.hooks:
+            notify = [f"{ctx.bin_dir}/swarm", "hook", "codex"]
+            argv += ["-c", "notify=[" + ", ".join(json.dumps(w) for w in notify) + "]"]
+        return shlex.join([*argv, *agent.args])
+
+    def headless(self, model: str) -> list[str]:
+        # `-` reads the prompt from stdin; only the final answer goes to stdout
+        argv = ["codex", "exec", "--skip-git-repo-check", "--ephemeral", "--color", "never"]
+        if model:
+            argv += ["--model", model]
+        return [*argv, "-"]
+
+    def hook_state(self, payload: dict[str, object]) -> AgentState | None:
+        if payload.get("type") != "agent-turn-complete":
+            return None
+        inputs = payload.get("input-messages")
+        if isinstance(inputs, list) and inputs and str(inputs[0]).startswith(TITLE_PROMPT):
+            return None  # the thread-title side turn ends while the real turn may go on
+        return AgentState.IDLE
+
+    def read(self, lines: list[str]) -> Reading:
+        shown = [ln.rstrip() for ln in lines]
+        while shown and not shown[-1].strip():
+            shown.pop()
+        if not shown:
+            return Reading(None)
+        if shown[-1].strip() == DIALOG_END:
+            return Reading(AgentState.NEEDS_PERMISSION, None, _question(shown), None)
+        box = _box(shown)
+        if box is None:
+            return Reading(None)
+        top, draft, footer = box
+        context = _context(footer)
+        if OPTION.match(shown[top]):
+            # a choice (approval or question) without the usual footer: Enter would pick
+            return Reading(AgentState.NEEDS_PERMISSION, None, _question(shown), context)
+        if [ln.strip() for ln in footer] == [STARTING_HINT]:
+            return Reading(AgentState.STARTING, None, "", context)
+        above = next((ln.strip() for ln in reversed(shown[:top]) if ln.strip()), "")
+        if BUSY.match(above):
+            return Reading(AgentState.WORKING, draft, "", context)
+        if TURN_END.match(above) or not any(
+                ln.lstrip().startswith(TRANSCRIPT) for ln in shown[:top]):
+            return Reading(AgentState.IDLE, draft, "", context)  # a turn ended, or none began
+        # an answer is streaming, a turn was interrupted or a picker is open above the box
+        # (Enter would pick from it): only output and quiet can tell, and it is not ready
+        return Reading(None, draft, "", context)
+
+    def submitted(self, before: list[str], after: list[str], text: str) -> bool | None:
+        reading = self.read(after)
+        if reading.state in (AgentState.NEEDS_PERMISSION, AgentState.STARTING):
+            return True  # the turn began and asks for approval; `/new` began a new session
+        if reading.draft is None:
+            return None
+        return reading.draft.strip() == ""
+
+
+def _box(shown: list[str]) -> tuple[int, str, list[str]] | None:
+    """The input box: its line index, its draft ("" for a placeholder) and the footer lines;
+    None when no box is drawn at the bottom (a dialog or an overlay covers it)."""
+    top = next((i for i in range(len(shown) - 1, -1, -1)
+                if shown[i] == PROMPT or shown[i].startswith(PROMPT + " ")), None)
+    if top is None or len(shown) - top > 40:
+        return None
+    below = shown[top + 1 :]
+    blanks = [i for i, ln in enumerate(below) if not ln.strip()]
+    if blanks:
+        body, footer = below[: blanks[-1]], below[blanks[-1] + 1 :]
+    else:
+        body, footer = below, []
+    if any(ln.strip() and not ln.startswith("  ") for ln in body):
+        return None  # a transcript line follows: that `›` is an old message, not the box
+    text = "\n".join([shown[top][len(PROMPT) :].strip(), *(ln[2:] for ln in body)]).strip()
+    return top, ("" if text in PLACEHOLDERS else text), footer
+
+
+def _context(footer: list[str]) -> int | None:
+    for ln in footer:
+        if m := CONTEXT.search(ln):
+            return int(m.group(1) or m.group(2))
+    return None
+
+
+def _question(shown: list[str]) -> str:
+    """The dialog's question, with the command it would run when it shows one."""
+    question, command = "", ""
+    for ln in reversed(shown[-30:]):
+        text = ln.strip()
+        if not command and (m := COMMAND.match(text)):
+            command = m.group(1)
+        if m := QUESTION.match(text):
+            question = m.group(1)
+            break
+    return f"{question} {command}".strip() if command else question

@@ -1,20 +1,124 @@
-"""opencode: adapter (first cut: launch only; screen reading to come)."""
+"""opencode (sst/opencode, npm `opencode-ai`): launch, read its screen, run it headless.
+
+Screens measured on opencode-ai 1.18.33 in a 120x40 tmux window (captures in
+tests/fixtures/screens/opencode-*.txt). Its chrome, bottom up:
+
+    ┃                                  <- input box: a left bar `┃` on every line,
+    ┃  text of the draft (or blank)       one blank padding line above and below the text
+    ┃
+    ┃  Build · Fake Model Fake          <- agent · model · provider (always the last bar line)
+    ╹▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀       <- the box's bottom edge
+     ■■■⬝⬝⬝⬝⬝  esc interrupt  …        <- footer: a progress bar (and `esc interrupt`) while busy
+
+The empty box of a new session shows a placeholder, `Ask anything… "Fix broken tests"`; a long
+paste shows as `[Pasted ~N lines]`. A permission ask replaces the box with
+`△ Permission required`, a title (`# Shell command`) and `Allow once  Allow always  Reject`.
+The transcript marks the user's own messages with the same `┃` bar, so only the bar lines
+directly above the agent/model line count as the box.
+"""
 
 from __future__ import annotations
 
+import re
 import shlex
 
-from swarm_tui.agents.base import Adapter
+from swarm_tui.agents.base import Adapter, AgentState, Reading, program
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
+
+BAR = "┃"
+BOX_BOTTOM = re.compile(r"^\s*╹▀{8,}")
+# busy: a progress bar of ■/⬝ opens the footer (also while retrying a failed request,
+# when `esc interrupt` gives way to the error), and `esc interrupt` follows it
+BUSY = re.compile(r"^\s*[■⬝]{4,}|\besc interrupt\b")
+PLACEHOLDER = re.compile(r'^Ask anything… ".*"$')
+PERMISSION = re.compile(r"△ Permission required")
+CHOICES = re.compile(r"Allow once\s+Allow always\s+Reject")
 
 
 class OpencodeAdapter(Adapter):
     name = "opencode"
-    family = ""
-    reads_screen = False
-    idle_quiet = 2.0
+    family = ""  # opencode runs any provider's models: the family is the model's, not its own
+    # opencode redraws ~every 100 ms and takes an Enter inside a paste's burst as a newline
+    submit_delay = 0.3
+    idle_quiet = 1.5
+    verify_timeout = 3.0  # the first message switches from the home to the session view
+    # ctrl+c clears a non-empty input (the injector clears only a non-empty draft; on an
+    # empty box ctrl+c would exit, which is why this is never sent blind)
+    clear_draft_keys = ("C-c",)
+    reads_input_box = True
+    fresh_command = "/new"
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         model = ["--model", agent.model] if agent.model else []
-        return shlex.join(["opencode", *model, *agent.args])
+        return shlex.join([*program(agent, "opencode"), *model, *agent.args])
+
+    def headless(self, model: str) -> list[str]:
+        # `opencode run` with no message reads the prompt from stdin and prints the answer
+        return ["opencode", "run", *(["--model", model] if model else [])]
+
+    def read(self, lines: list[str]) -> Reading:
+        shown = [ln.rstrip() for ln in lines]
+        while shown and not shown[-1].strip():
+            shown.pop()
+        if not shown:
+            return Reading(None)
+        bottoms = [i for i, ln in enumerate(shown) if BOX_BOTTOM.match(ln)]
+        if not bottoms:
+            return self._permission(shown)
+        bottom = bottoms[-1]
+        footer = next((ln for ln in shown[bottom + 1:] if ln.strip()), "")
+        box = _box(shown, bottom)
+        if box is None:
+            return Reading(None)
+        draft, top = box
+        if BUSY.search(footer) or _turn_pending(shown, top):
+            return Reading(AgentState.WORKING, draft)
+        return Reading(AgentState.IDLE, draft)
+
+    def _permission(self, shown: list[str]) -> Reading:
+        tail = shown[-16:]
+        at = next((i for i, ln in enumerate(tail) if PERMISSION.search(ln)), None)
+        if at is None or not any(CHOICES.search(ln) for ln in tail[at:]):
+            return Reading(None)
+        body = [_after_bar(ln) for ln in tail[at + 1:]]
+        title = next((b.lstrip("# ").strip() for b in body if b.strip()), "")
+        command = next((b[2:].strip() for b in body if b.startswith("$ ")), "")
+        question = f"{title}: {command}" if title and command else title or command
+        return Reading(AgentState.NEEDS_PERMISSION, None, question)
+
+
+def _after_bar(line: str) -> str:
+    return line.split(BAR, 1)[1].strip() if BAR in line else line.strip()
+
+
+def _turn_pending(shown: list[str], top: int) -> bool:
+    """The transcript ends with the user's message and nothing after it: the turn has been
+    submitted, but opencode shows its busy footer only once the model's answer starts (after
+    its title request; measured 0.5-3 s), and shows the box as empty and idle meanwhile."""
+    column = shown[top].index(BAR)
+    above = next((ln for ln in reversed(shown[:top]) if ln.strip()), "")
+    return above.find(BAR) == column and not above[:column].strip()
+
+
+def _box(shown: list[str], bottom: int) -> tuple[str, int] | None:
+    """The draft in the box whose bottom edge is at `bottom`, and the index of the box's top
+    line; None when no box is drawn."""
+    if bottom < 1:
+        return None
+    column = shown[bottom].index("╹")
+    model_line = shown[bottom - 1]
+    if model_line.find(BAR) != column or not model_line[column + 1:].strip():
+        return None
+    bar: list[str] = []
+    for ln in reversed(shown[:bottom - 1]):
+        if ln.find(BAR) != column or ln[:column].strip():
+            break
+        bar.append(ln[column + 1:])
+    bar.reverse()
+    if len(bar) < 3:
+        return None
+    top = bottom - 1 - len(bar)
+    # the box pads its text with one blank bar line above and below it
+    text = "\n".join(ln.strip() for ln in bar[1:-1]).strip()
+    return ("" if PLACEHOLDER.match(text) else text), top

@@ -49,7 +49,8 @@ class AgentSpec(_Strict):
     role: str | None = Field(None, description="Role (defaults.role if unset).")
     focus: str = Field("", description="The agent's one focus label, shown in the sidebar.")
     prompt: str = Field("", description="First message injected once the agent is ready.")
-    command: str = Field("", description="Command line for cli='generic' (run by the shell).")
+    command: str = Field("", description="Command line for cli='generic' (run by the shell); "
+                         "for other CLIs, the executable's words in place of its usual name.")
     args: list[str] = Field(default_factory=list, description="Extra arguments for the CLI.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
     cwd: str | None = Field(None, description="Working directory (defaults.cwd if unset).")

@@ -108,14 +108,20 @@ class FakeLLM:
 
 def _is_side_request(body: dict[str, Any]) -> bool:
     """Title generation, topic detection and other background calls some CLIs make."""
-    if body.get("max_tokens") == 1:
+    if body.get("max_tokens") == 1 or is_structured_request(body):
         return True
+    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    for msg in messages[:1]:  # chat clients put the system prompt first
+        if isinstance(msg, dict) and msg.get("role") == "system" and re.search(
+                r"title generator", json.dumps(msg.get("content", "")), re.I):
+            return True
     system = json.dumps(body.get("system", "")) + json.dumps(body.get("instructions", ""))
     return bool(re.search(r"title|topic|summar(y|ize) this conversation|quota", system, re.I)) \
         and "stream" not in body
 
 
-_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>|"
+                       r"^\s*<current_datetime>.*?</current_datetime>\s*", re.S)
 # Claude Code sends a long paste (shown as `[Pasted text #N +M lines]`) wrapped in these tags
 _PASTED = re.compile(r'<pasted_content id="([^"]*)">\n(.*?)\n</pasted_content id="\1">', re.S)
 # ... and records a local command (`/clear`) it ran as context for the next user message

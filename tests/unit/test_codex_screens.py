@@ -1,0 +1,118 @@
+"""CodexAdapter.read on real screens of Codex 0.171.0, captured from tmux.
+
+tests/fixtures/screens/codex-*.txt are `capture-pane -p` of the real `codex` in a 120x40
+window of swarm's tmux config, running offline against FakeLLM (see
+swarm_tui/testing/codex_offline.py): starting, idle, drafts, working, streaming, approval,
+pickers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from swarm_tui.agents.base import AgentState, Reading, plain
+from swarm_tui.agents.codex import CodexAdapter
+from swarm_tui.config.layout import ResolvedAgent
+from swarm_tui.hosts.base import LaunchContext
+
+SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
+IDLE, WORKING = AgentState.IDLE, AgentState.WORKING
+
+
+def screen(name: str) -> list[str]:
+    return (SCREENS / f"codex-{name}.txt").read_text(encoding="utf-8").splitlines()
+
+
+def read(name: str) -> Reading:
+    return CodexAdapter().read(screen(name))
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("starting-wrapper", Reading(None)),  # the npm wrapper's warning, no box yet
+        ("starting", Reading(AgentState.STARTING, None, "", None)),
+        ("idle", Reading(IDLE, "", "", 100)),
+        ("idle-untrusted", Reading(IDLE, "", "", None)),  # default status line: no context
+        ("idle-after-turn", Reading(IDLE, "", "", 100)),
+        ("draft", Reading(IDLE, "fix the flaky test", "", 100)),
+        ("draft-multiline",
+         Reading(IDLE, "first line of the plan\n\nsecond line: run it", "", 100)),
+        ("draft-pasted", Reading(IDLE, "[Pasted Content 2000 chars]", "", 100)),
+        ("working", Reading(WORKING, "", "", 100)),
+        ("streaming", Reading(None, "", "", 100)),  # answer text streams: chrome cannot tell
+        ("working-draft", Reading(None, "typed while busy", "", 100)),
+        ("permission", Reading(AgentState.NEEDS_PERMISSION, None,
+                               "Would you like to run the following command? touch x", None)),
+        # a picker above the box would take Enter: not idle, so nothing is typed
+        ("file-picker", Reading(None, "see @READ", "", 100)),
+        ("slash-popup", Reading(None, "/new", "", 100)),
+    ],
+)
+def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:
+    assert read(name) == expected
+
+
+def test_screen_with_escape_sequences_reads_the_same_once_plain() -> None:
+    ansi = screen("working-ansi")
+    assert any("\x1b[" in ln for ln in ansi)
+    assert CodexAdapter().read([plain(ln) for ln in ansi]) == read("working")
+
+
+def test_transcript_words_do_not_count_as_chrome() -> None:
+    """An old `› …` message, `esc to interrupt` or a dialog's words in the transcript are
+    not the input box, the status line or a dialog."""
+    lines = screen("idle-after-turn")
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("• Short."))
+    lines[at] = "• Working (3s • esc to interrupt) Press enter to confirm or esc to cancel"
+    assert CodexAdapter().read(lines).state is IDLE
+    # the box hidden by an overlay: the last `›` is then a message with transcript below it
+    cut = next(i for i in range(len(lines) - 1, -1, -1) if lines[i].startswith("› Ask"))
+    assert CodexAdapter().read(lines[:cut]).state is None
+
+
+def test_submitted_sees_an_emptied_box_a_kept_draft_and_an_approval() -> None:
+    codex = CodexAdapter()
+    assert codex.submitted(screen("draft"), screen("working"), "slow one") is True
+    assert codex.submitted(screen("idle"), screen("draft-pasted"), "x" * 2000) is False
+    assert codex.submitted(screen("idle"), screen("permission"), "make a file") is True
+    assert codex.submitted(screen("slash-popup"), screen("starting"), "/new") is True
+    assert codex.submitted(screen("idle"), screen("starting-wrapper"), "hi") is None
+
+
+def _agent(**fields: object) -> ResolvedAgent:
+    base = dict(name="Hilbert", index=0, cli="codex", model="", role="worker", focus="",
+                prompt="", command="", args=[], env={}, cwd="", host="local", gpus="",
+                hooks=False)
+    return ResolvedAgent(**{**base, **fields})  # type: ignore[arg-type]
+
+
+CTX = LaunchContext(python="python3", mock_agent="mock", bin_dir="/opt/sw/bin",
+                    socket="/tmp/s.sock")
+
+
+def test_launch_without_daemon_with_model_args_and_notify() -> None:
+    codex = CodexAdapter()
+    assert codex.launch(_agent(), CTX) == "codex --no-daemon"
+    line = codex.launch(_agent(model="gpt-5", args=["-s", "read-only"], hooks=True), CTX)
+    assert line == ("codex --no-daemon --model gpt-5 -c "
+                    "'notify=[\"/opt/sw/bin/swarm\", \"hook\", \"codex\"]' -s read-only")
+
+
+def test_hook_turn_complete_is_idle_except_the_title_side_thread() -> None:
+    codex = CodexAdapter()
+    done = {"type": "agent-turn-complete", "thread-id": "t1", "turn-id": "u1",
+            "input-messages": ["fix it"], "last-assistant-message": "Done."}
+    assert codex.hook_state(done) is IDLE
+    title = {**done, "input-messages": [
+        "Generate a concise, single-line task title of at most 36 characters …"]}
+    assert codex.hook_state(title) is None
+    assert codex.hook_state({"type": "something-else"}) is None
+
+
+def test_headless_reads_the_prompt_from_stdin() -> None:
+    argv = CodexAdapter().headless("gpt-5")
+    assert argv[:2] == ["codex", "exec"] and argv[-1] == "-"
+    assert ["--model", "gpt-5"] == argv[argv.index("--model"):argv.index("--model") + 2]
