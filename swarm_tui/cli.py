@@ -116,6 +116,7 @@ async def _run_fleet(loaded: Any, store: Any, headless: bool) -> int:
     try:
         await server.start()  # before the hosts: their agents' clients reach it at once
         await fleet.start()
+        fleet.watch()  # live reload of the layout file
         if headless:
             await _headless(fleet)
         else:

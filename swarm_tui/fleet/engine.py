@@ -195,6 +195,24 @@ class Fleet:
                 found[parts[3]] = (parts[0], parts[1], parts[2] == "1")
         return found
 
+    async def create_window(self, link: HostLink, agent: Agent) -> None:
+        """A window for an agent added while the fleet runs (live reload)."""
+        assert link.control is not None
+        await self._create_window(link.control, link.host, agent)
+        link.by_pane[agent.pane] = agent
+        self.created.append(agent.name)
+        agent.dirty = True
+        self._wake.set()
+
+    def start_queue(self, agent: Agent) -> None:
+        self._injector.start(agent)
+
+    def watch(self) -> None:
+        """Follow edits of the layout file (live reload)."""
+        from swarm_tui.fleet.reload import watch_layout
+
+        self._spawn(watch_layout(self, self.loaded.path), "layout-watch")
+
     def agent_env(self, agent: Agent, host: Host) -> dict[str, str]:
         ctx = host.launch_context()
         return {

@@ -24,6 +24,9 @@ class FleetListener(Protocol):
     def notice(self, text: str) -> None:
         """Something the human should read (a background job failed, ...)."""
 
+    def layout_changed(self) -> None:
+        """Agents were added, removed or reordered (live reload)."""
+
 
 class NullListener:
     def agent_changed(self, agent: Agent) -> None:
@@ -39,4 +42,7 @@ class NullListener:
         pass
 
     def notice(self, text: str) -> None:
+        pass
+
+    def layout_changed(self) -> None:
         pass

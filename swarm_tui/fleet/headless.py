@@ -37,6 +37,9 @@ class LogListener:
     def notice(self, text: str) -> None:
         self._line(text)
 
+    def layout_changed(self) -> None:
+        pass
+
 
 class StartProgress:
     """While a fleet comes up: one line per host as it connects or fails (on stderr, before
@@ -71,3 +74,6 @@ class StartProgress:
     def notice(self, text: str) -> None:
         self.out.write(f"swarm: {text}\n")
         self.out.flush()
+
+    def layout_changed(self) -> None:
+        pass

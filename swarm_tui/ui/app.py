@@ -197,6 +197,11 @@ class SwarmApp(App[str]):
                 self.notify(f"message #{m.id} to {m.recipient}: {m.status} — {m.detail}",
                             severity="error", timeout=10)
         b.messages.clear()
+        if b.relayout:
+            b.relayout = False
+            self.order = list(self.fleet.agents)
+            self.selected = min(self.selected, max(0, len(self.order) - 1))
+            self._relayout()
         for text in b.notices:
             self.notify(text, severity="warning", timeout=10)
         b.notices.clear()

@@ -15,6 +15,7 @@ class UiBridge:
         self.messages: list[Message] = []
         self.hosts: set[str] = set()
         self.notices: list[str] = []
+        self.relayout = False
 
     def agent_changed(self, agent: Agent) -> None:
         self.agents.add(agent.name)
@@ -30,3 +31,6 @@ class UiBridge:
 
     def notice(self, text: str) -> None:
         self.notices.append(text)
+
+    def layout_changed(self) -> None:
+        self.relayout = True

@@ -1,0 +1,125 @@
+"""Live reload: edit the running layout file and the fleet follows, in place.
+
+Added agents get windows; removed agents leave the fleet view but keep their windows
+(detached, still running: `swarm down` or tmux stops them); agents whose launch changed (CLI,
+model, args, env, command) are restarted in their own window; focus labels and roles change
+in place; reminders from the layout are replaced. Untouched agents are not disturbed. An
+invalid edit is reported (file, field, why) and the last good layout stays in force.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from swarm_tui.agents import adapter_for
+from swarm_tui.config.layout import LoadedLayout, load_layout
+from swarm_tui.errors import ConfigError, SwarmError
+from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.reminders import spec_fields
+from swarm_tui.fleet.tracker import StateTracker
+
+if TYPE_CHECKING:
+    from swarm_tui.fleet.engine import Fleet
+
+LAUNCH_FIELDS = ("cli", "model", "args", "env", "command", "cwd", "hooks")
+
+
+async def apply_layout(fleet: Fleet, new: LoadedLayout) -> list[str]:
+    """Bring the running fleet to `new`; returns one line per change made."""
+    if new.fleet != fleet.name:
+        raise ConfigError(f"{new.path}: name: a running fleet cannot be renamed "
+                          f"({fleet.name!r} -> {new.fleet!r}); save it under a new name")
+    old_hosts = set(fleet.links)
+    specs = {s.name: s for s in new.agents()}
+    if {s.host for s in specs.values()} - old_hosts:
+        raise ConfigError(f"{new.path}: hosts: adding a host needs a restart of swarm "
+                          "(`q`, then `swarm up`); the agents keep running")
+    changes: list[str] = []
+    for name in [n for n in fleet.agents if n not in specs]:
+        agent = fleet.agents.pop(name)
+        fleet.link_of(agent).by_pane.pop(agent.pane, None)
+        changes.append(f"{name} left the layout: its window keeps running, detached "
+                       f"(`swarm attach {name}` to see it)")
+    ordered: dict[str, Agent] = {}
+    for name, spec in specs.items():
+        agent = fleet.agents.get(name)
+        if agent is None:
+            adapter = adapter_for(spec.cli)
+            agent = Agent(spec=spec, adapter=adapter, token=fleet.store.token_for(name),
+                          focus=spec.focus, tracker=StateTracker(adapter, time.monotonic()))
+            ordered[name] = agent
+            fleet.agents[name] = agent
+            link = fleet.links[spec.host]
+            if link.connected and link.control is not None:
+                await fleet.create_window(link, agent)
+            fleet.start_queue(agent)
+            if spec.prompt:
+                fleet.send([name], spec.prompt, sender="swarm")
+            changes.append(f"{name} joined the fleet on {spec.host}")
+            continue
+        old = agent.spec
+        relaunch = any(getattr(old, f) != getattr(spec, f) for f in LAUNCH_FIELDS) \
+            or old.host != spec.host
+        if old.host != spec.host:
+            raise ConfigError(f"{new.path}: agents: moving {name} to another host needs a "
+                              "new name (or `swarm down` first)")
+        agent.spec = spec
+        if spec.focus != old.focus and spec.focus:
+            fleet.set_focus(name, spec.focus, by="layout")
+            changes.append(f"{name}: focus is now {spec.focus!r}")
+        if spec.role != old.role:
+            changes.append(f"{name}: role is now {spec.role}")
+        if relaunch:
+            agent.adapter = adapter_for(spec.cli)
+            await fleet.restart(agent)
+            changes.append(f"{name} restarted with its new launch settings")
+        ordered[name] = agent
+    fleet.agents.clear()
+    fleet.agents.update(ordered)  # the layout's order is the tiles' order
+    changes += _reminders(fleet, new)
+    fleet.loaded = new
+    return changes
+
+
+def _reminders(fleet: Fleet, new: LoadedLayout) -> list[str]:
+    wanted = {f"layout:{i}:{r.model_dump_json()}": r for i, r in enumerate(new.layout.reminders)}
+    have = {str(r["key"]): r for r in fleet.store.reminders()
+            if str(r["key"]).startswith("layout:")}
+    out = []
+    for key, row in have.items():
+        if key not in wanted:
+            fleet.store.delete_reminder(int(str(row["id"])))
+            out.append(f"reminder #{row['id']} removed")
+    for key, spec in wanted.items():
+        if key not in have:
+            fleet.store.upsert_reminder(key, spec_fields(spec, fleet.reminders.clock()))
+            out.append(f"reminder to {spec.to} added")
+    return out
+
+
+async def watch_layout(fleet: Fleet, path: Path) -> None:
+    """Follow edits of the layout file (watching its directory: editors save by rename)."""
+    from watchfiles import awatch
+
+    target = path.resolve()
+    async for changes in awatch(target.parent, debounce=300, step=100):
+        if not any(Path(p).resolve() == target for _, p in changes):
+            continue
+        if not target.exists():
+            continue  # mid-rename; the next event has the new file
+        try:
+            new = load_layout(target)
+            lines = await apply_layout(fleet, new)
+        except ConfigError as exc:
+            fleet.listener.notice(f"layout not applied, the last good one stays: {exc}")
+            continue
+        except SwarmError as exc:
+            fleet.listener.notice(f"layout partly applied: {exc}")
+            continue
+        for line in lines:
+            fleet.listener.notice(line)
+        fleet.listener.layout_changed()
+        await asyncio.sleep(0)
