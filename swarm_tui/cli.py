@@ -38,8 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--headless", action="store_true", help="run the engine without the UI")
 
     up = sub.add_parser("up", help="start (or re-attach to) a fleet from a layout, and watch it")
-    up.add_argument("layout", help="a layout file, or a name in layouts/")
+    up.add_argument("layout", nargs="?", default="",
+                    help="a layout file, or a name in layouts/ (none: choose from the list)")
     up.add_argument("--headless", action="store_true", help="run the engine without the UI")
+
+    sub.add_parser("layouts", help="list saved layouts (project and user) with a summary")
 
     down = sub.add_parser("down", help="stop every agent of a fleet")
     down.add_argument("layout")
@@ -84,7 +87,53 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
-    return _up(args.layout, args.headless)
+    layout = args.layout or _choose_layout()
+    return _up(layout, args.headless)
+
+
+def _layouts() -> list[tuple[str, str, Path]]:
+    """(name, one-line summary, path) of every layout in the layout directories."""
+    from swarm_tui.config.layout import layout_dirs, load_layout
+
+    seen: dict[str, tuple[str, str, Path]] = {}
+    for d in layout_dirs():
+        for path in sorted(d.glob("*.toml")) if d.is_dir() else []:
+            if path.stem in seen:
+                continue
+            try:
+                loaded = load_layout(path)
+                agents = loaded.agents()
+                hosts = sorted({a.host for a in agents})
+                where = "this machine" if hosts == ["local"] else f"{len(hosts)} hosts"
+                summary = f"{len(agents)} agents on {where}"
+                if loaded.layout.description:
+                    summary += f" — {loaded.layout.description}"
+            except SwarmError as exc:
+                summary = f"INVALID: {str(exc).splitlines()[0]}"
+            seen[path.stem] = (path.stem, summary, path)
+    return list(seen.values())
+
+
+def cmd_layouts(args: argparse.Namespace) -> int:
+    rows = _layouts()
+    width = max((len(n) for n, _, _ in rows), default=0)
+    for name, summary, path in rows:
+        print(f"{name.ljust(width)}  {summary}  ({path})")
+    return 0
+
+
+def _choose_layout() -> str:
+    rows = _layouts()
+    if not rows:
+        raise SwarmError("no layouts found: write one (see README), or run `swarm demo`")
+    for i, (name, summary, _) in enumerate(rows, 1):
+        print(f"{i:>3}  {name}  {summary}")
+    if not sys.stdin.isatty():
+        raise SwarmError("name the layout: swarm up NAME (the list is above)")
+    answer = input("layout (number or name): ").strip()
+    if answer.isdigit() and 1 <= int(answer) <= len(rows):
+        return str(rows[int(answer) - 1][2])
+    return answer
 
 
 def _up(layout_arg: str, headless: bool) -> int:
@@ -216,7 +265,7 @@ def cmd_attach(args: argparse.Namespace) -> int:
 
 VERBS = {
     "demo": cmd_demo, "up": cmd_up, "down": cmd_down, "attach": cmd_attach,
-    "doctor": cmd_doctor, "schema": cmd_schema,
+    "doctor": cmd_doctor, "schema": cmd_schema, "layouts": cmd_layouts,
 }
 
 if __name__ == "__main__":

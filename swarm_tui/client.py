@@ -165,6 +165,11 @@ def add_client_verbs(sub: Any) -> None:
     skills.add_argument("--json", action="store_true")
     skills.add_argument("--fleet")
 
+    save = sub.add_parser("save", help="save the running fleet as a layout NAME")
+    save.add_argument("name")
+    save.add_argument("--force", action="store_true", help="overwrite an existing file")
+    save.add_argument("--fleet")
+
     hook = sub.add_parser("hook", help="(for agent CLIs' hooks) report a CLI event read "
                           "as JSON from stdin, or from the last argument")
     hook.add_argument("cli")
@@ -405,6 +410,12 @@ def cmd_skills(args: argparse.Namespace, run_dir: Path) -> int:
     return 0
 
 
+def cmd_save(args: argparse.Namespace, run_dir: Path) -> int:
+    reply = _ask(args, run_dir, {"op": "save", "name": args.name, "force": args.force})
+    print(f"saved {reply['path']} (bring it back with: swarm up {args.name})")
+    return 0
+
+
 def cmd_hook(args: argparse.Namespace, run_dir: Path) -> int:
     raw = args.json if args.json is not None else sys.stdin.read()
     try:
@@ -421,6 +432,7 @@ CLIENT_VERBS: dict[str, Callable[[argparse.Namespace, Path], int]] = {
     "send": cmd_send, "ls": cmd_ls, "focus": cmd_focus, "messages": cmd_messages,
     "hook": cmd_hook, "fresh": cmd_fresh, "task": cmd_task, "done": cmd_done,
     "judge": cmd_judge, "tasks": cmd_tasks, "remind": cmd_remind, "skills": cmd_skills,
+    "save": cmd_save,
 }
 
 

@@ -145,6 +145,10 @@ class Layout(_Strict):
                                     description="Groups of agents, after `agents`.")
     reminders: list[ReminderSpec] = Field(default_factory=list,
                                           description="Reminder timers.")
+    focus: dict[str, str] = Field(default_factory=dict, description="Focus labels by agent "
+                                  "name, over the agents' own (`swarm save` writes these).")
+    tasks: dict[str, list[TaskSpec]] = Field(default_factory=dict, description="More tasks "
+                                             "by agent name, after the agents' own.")
 
     @model_validator(mode="after")
     def _unique_and_complete(self) -> Layout:
@@ -182,8 +186,12 @@ class Layout(_Strict):
                     group.command or self.defaults.command):
                 problems.append(f"groups[{g}].command: cli 'generic' needs a command to run")
         if not problems:
-            try:
-                self._expand()  # group names: an exhausted pool, a bad listed name
+            try:  # group names: an exhausted pool, a bad listed name
+                names = {n.casefold() for n, *_ in self._expand()}
+                problems += [f"{table}.{key}: no agent named {key!r} in this layout"
+                             for table, mapping in (("focus", self.focus),
+                                                    ("tasks", self.tasks))
+                             for key in mapping if key.casefold() not in names]
             except ValueError as exc:
                 problems.append(str(exc))
         if problems:
@@ -258,7 +266,7 @@ class Layout(_Strict):
                     cli=a.cli or d.cli,
                     model=a.model if a.model is not None else d.model,
                     role=a.role or d.role,
-                    focus=a.focus,
+                    focus=self.focus.get(name, a.focus),
                     prompt=a.prompt,
                     command=a.command or d.command,
                     args=tuple(a.args),
@@ -270,7 +278,8 @@ class Layout(_Strict):
                     gpus=gpus,
                     hooks=a.hooks if isinstance(a, AgentSpec) else False,
                     family=a.family if isinstance(a, AgentSpec) else "",
-                    tasks=tuple(a.tasks) if isinstance(a, AgentSpec) else (),
+                    tasks=(tuple(a.tasks) if isinstance(a, AgentSpec) else ())
+                    + tuple(self.tasks.get(name, ())),
                 )
             )
         return out

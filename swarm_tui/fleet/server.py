@@ -102,6 +102,12 @@ class Skills(_Req):
     show: str = ""
 
 
+class Save(_Req):
+    op: Literal["save"]
+    name: str
+    force: bool = False
+
+
 class Down(_Req):
     op: Literal["down"]
 
@@ -112,7 +118,7 @@ class Messages(_Req):
 
 
 AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Hook | Fresh | AddTask | Done | Judge
-              | Tasks | Remind | Skills)
+              | Tasks | Remind | Skills | Save)
 _requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,  # type: ignore[valid-type]
                                                            Field(discriminator="op")])
 
@@ -212,6 +218,10 @@ class FleetServer:
             return {"ok": True, "tasks": rows}
         if isinstance(req, Remind):
             return {"ok": True, **self._remind(req)}
+        if isinstance(req, Save):
+            from swarm_tui.fleet.save import save_layout
+
+            return {"ok": True, "path": str(save_layout(fleet, req.name, req.force))}
         if isinstance(req, Skills):
             from swarm_tui.config.skills import find_skill, load_skills
 

@@ -79,6 +79,7 @@ class SwarmApp(App[str]):
         Binding("j", "review", "Judge now", id="review"),
         Binding("J", "judge_pane", "Judge pane", id="judge_pane"),
         Binding("R", "reminders", "Reminders", id="reminders"),
+        Binding("S", "save", "Save layout", id="save"),
         Binding("m", "messages", "Messages", id="messages"),
         Binding("question_mark", "help", "Help", id="help"),
         Binding("q", "quit_ui", "Quit", id="quit"),
@@ -404,6 +405,22 @@ class SwarmApp(App[str]):
     def action_reminders(self) -> None:
         self.push_screen(RemindersScreen(self.fleet), lambda _: self._draw_sidebar())
 
+    def action_save(self) -> None:
+        self.push_screen(FocusScreen("", self.fleet.name, title="Save the fleet as layout"),
+                         self._save)
+
+    def _save(self, name: str | None) -> None:
+        if not name:
+            return
+        from swarm_tui.fleet.save import save_layout
+
+        try:
+            path = save_layout(self.fleet, name.strip())
+        except Exception as exc:  # noqa: BLE001 - shown, never crashes the UI
+            self.notify(str(exc), severity="error")
+            return
+        self.notify(f"saved {path}: `swarm up {name.strip()}` brings it back")
+
     def action_messages(self) -> None:
         self.push_screen(MessagesScreen(self.fleet.store))
 
@@ -443,6 +460,8 @@ class SwarmApp(App[str]):
                             self.action_judge_pane)
         yield SystemCommand("Reminders", "List, pause, snooze, fire, edit reminders (R)",
                             self.action_reminders)
+        yield SystemCommand("Save layout", "Write the running fleet as a layout (S)",
+                            self.action_save)
         yield SystemCommand("Next page", "Next page of tiles (pagedown / ])",
                             lambda: self.action_page(1))
         yield SystemCommand("Previous page", "Previous page of tiles (pageup / [)",

@@ -121,18 +121,19 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
 
 
 class FocusScreen(ModalScreen[str | None]):
-    """Edit one agent's focus label."""
+    """Edit one line: an agent's focus label (or any other short answer)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, agent: str, current: str) -> None:
+    def __init__(self, agent: str, current: str, title: str = "") -> None:
         super().__init__()
         self.agent = agent
         self.current = current
+        self.title_text = title or f"Focus of {agent}"
 
     def compose(self) -> ComposeResult:
         with Vertical(id="focus-box"):
-            yield Label(f"Focus of {self.agent}")
+            yield Label(self.title_text)
             yield Input(value=self.current, id="focus-input", placeholder="one focus label")
             yield Label("enter save · esc cancel", id="prompt-help")
 
