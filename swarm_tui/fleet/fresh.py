@@ -8,6 +8,7 @@ import shlex
 import time
 from typing import TYPE_CHECKING
 
+from swarm_tui.config.skills import skill_text
 from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.store import OPEN
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from swarm_tui.fleet.agent import Agent
     from swarm_tui.fleet.engine import Fleet
 
-HANDOFF = (
+HANDOFF = (  # used when skills/handoff.md is missing
     "You will be restarted with a fresh context in a moment. Write a handoff note for the "
     "agent who continues your work to the file {path}: what you are working on, what is "
     "done, what is left, which files matter, and anything surprising you learned. Be "
@@ -54,7 +55,9 @@ async def fresh_start(fleet: Fleet, agent: Agent, handoff: bool = True) -> str:
         cwd = agent.spec.cwd or "."
         await host.shell(f"mkdir -p {shlex.quote(cwd)}/.swarm && rm -f "
                          f"{shlex.quote(cwd)}/{shlex.quote(path)}")
-        (msg,) = fleet.send([agent.name], HANDOFF.format(path=path), sender="swarm")
+        text = skill_text("handoff", {"path": path, "agent": agent.name,
+                                      "focus": agent.focus}, fallback=HANDOFF)
+        (msg,) = fleet.send([agent.name], text, sender="swarm")
         await settled(fleet, agent, msg.id, TURN_TIMEOUT)
         rc, out = await host.shell(f"cat {shlex.quote(cwd)}/{shlex.quote(path)}")
         note = out.strip() if rc == 0 and out.strip() else "(the agent wrote no handoff note)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarm_tui.fleet.fresh import HANDOFF
+from swarm_tui.config.skills import skill_text
 from swarm_tui.testing import async_wait_until, mock_agent
 
 pytestmark = pytest.mark.integration
@@ -23,7 +23,7 @@ async def test_fresh_start_hands_off_clears_and_reinjects(sandbox, start_fleet):
     await async_wait_until(lambda: len(sandbox.received("Fay")) == 4, 30,
                            "handoff request, /clear and the re-injection", run.screens)
     task, handoff, clear, resume = sandbox.received("Fay")
-    assert handoff == HANDOFF.format(path=".swarm/handoff-Fay.md")
+    assert handoff == skill_text("handoff", {"path": ".swarm/handoff-Fay.md"})
     assert clear == "/clear"
     assert resume.startswith("Fresh start: you continue an earlier session's work.")
     assert "Your focus: the tokenizer" in resume
