@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -17,17 +15,14 @@ from swarm_tui.fleet.server import FleetServer
 from swarm_tui.fleet.store import Store
 from swarm_tui.paths import socket_path
 from swarm_tui.testing.ssh_server import SSHCluster
+from swarm_tui.testing.waiting import async_wait_until
 
 FAST = ('["--work", "0.3", "--startup", "0.2", "--permission-rate", "0", '
         '"--give-up-rate", "0", "--quiet-rate", "0"]')
 
 
 async def until(predicate: Callable[[], object], timeout: float = 20.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        await asyncio.sleep(0.05)
+    await async_wait_until(predicate, timeout, what or "condition")
 
 
 def received(tmp: Path, name: str) -> list[str]:
@@ -88,8 +83,11 @@ async def test_agent_on_one_node_messages_agent_on_another(fleet: Fleet, tmp_pat
     fleet.send(["Shell"], 'swarm send Hilbert "hello from n1"')
     await until(lambda: received(tmp_path, "Hilbert"), what="the message from n1")
     assert received(tmp_path, "Hilbert") == ["[message from Shell] hello from n1"]
-    rows = [m for m in fleet.store.messages() if m.recipient == "Hilbert"]
-    assert [(m.sender, m.status) for m in rows] == [("Shell", "delivered")]
+    def rows() -> list[tuple[str, str]]:
+        return [(m.sender, m.status) for m in fleet.store.messages() if m.recipient == "Hilbert"]
+
+    await until(lambda: rows() != [("Shell", "sending")], what="the delivery verdict")
+    assert rows() == [("Shell", "delivered")]
 
 
 async def test_node_outage_queues_and_delivers_once_after_reconnect(

@@ -3,7 +3,6 @@ recorded screens for snapshots (no tmux, nothing moves)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -16,6 +15,7 @@ from swarm_tui.config.layout import load_layout
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.fleet.store import Store
+from swarm_tui.testing.waiting import async_wait_until
 
 FAST = '["--work", "0.4", "--startup", "0.2", "--permission-rate", "0", ' \
        '"--give-up-rate", "0", "--quiet-rate", "0"]'
@@ -43,11 +43,7 @@ def received(tmp: Path, name: str) -> list[str]:
 
 async def until(predicate: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:
     """Poll a condition with a deadline (the UI and tmux run on their own clocks)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what or predicate}")
-        await asyncio.sleep(0.02)
+    await async_wait_until(predicate, timeout, what or "condition")
 
 
 @pytest.fixture
