@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -57,6 +58,9 @@ class ReminderSpec(_Strict):
     at: str = Field("", description="Time of day, 'HH:MM', local time.")
     text: str = Field("", description="Literal text; {agent}, {focus}, {task} are filled in.")
     skill: str = Field("", description="A skill's name (skills/NAME.md) instead of text.")
+    action: Literal["message", "fresh"] = Field(
+        "message", description="'fresh': a scheduled fresh start (handoff note, new "
+        "conversation, re-inject) instead of a message.")
 
     @field_validator("every", "idle")
     @classmethod
@@ -76,6 +80,6 @@ class ReminderSpec(_Strict):
     def _one_each(self) -> ReminderSpec:
         if sum(bool(x) for x in (self.every, self.idle, self.at)) != 1:
             raise ValueError("give exactly one of `every`, `idle`, `at`")
-        if bool(self.text) == bool(self.skill):
+        if self.action == "message" and bool(self.text) == bool(self.skill):
             raise ValueError("give exactly one of `text`, `skill`")
         return self

@@ -41,7 +41,8 @@ def spec_fields(spec: ReminderSpec, now: float) -> dict[str, object]:
     due = now + period if kind == "every" else next_time_of_day(spec.at, now) \
         if kind == "at" else 0.0
     return {"target": spec.to, "kind": kind, "period": period, "at": spec.at,
-            "text": spec.text, "skill": spec.skill, "paused": 0, "next_due": due}
+            "text": spec.text, "skill": spec.skill, "paused": 0, "next_due": due,
+            "action": spec.action}
 
 
 class Reminders:
@@ -141,6 +142,10 @@ class Reminders:
         out = []
         for agent in agents:
             if agent.state is AgentState.EXITED:
+                continue
+            if r.get("action") == "fresh":
+                self.fleet.fresh(agent.name)  # a scheduled fresh start
+                out.append((rid, agent.name))
                 continue
             waiting = [m for m in self.store.open_messages(agent.name) if m.sender == sender]
             if waiting:

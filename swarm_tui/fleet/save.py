@@ -62,7 +62,10 @@ def layout_data(fleet: Fleet, name: str) -> dict[str, Any]:
             spec["at"] = r["at"]
         else:
             spec[str(r["kind"])] = _duration(float(str(r["period"])))
-        spec["skill" if r["skill"] else "text"] = r["skill"] or r["text"]
+        if r.get("action") == "fresh":
+            spec["action"] = "fresh"
+        else:
+            spec["skill" if r["skill"] else "text"] = r["skill"] or r["text"]
         reminders.append(spec)
     data["reminders"] = reminders
     if not reminders:

@@ -68,7 +68,8 @@ CREATE TABLE IF NOT EXISTS reminders (
     text TEXT NOT NULL DEFAULT '',
     skill TEXT NOT NULL DEFAULT '',
     paused INTEGER NOT NULL DEFAULT 0,
-    next_due REAL NOT NULL DEFAULT 0
+    next_due REAL NOT NULL DEFAULT 0,
+    action TEXT NOT NULL DEFAULT 'message'
 );
 CREATE TABLE IF NOT EXISTS focus_history (
     id INTEGER PRIMARY KEY,
@@ -105,6 +106,11 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # durable across a crash of the process
         self.db.executescript(SCHEMA)
+        try:  # journals from before scheduled fresh starts
+            self.db.execute("ALTER TABLE reminders ADD COLUMN action TEXT NOT NULL "
+                            "DEFAULT 'message'")
+        except sqlite3.OperationalError:
+            pass  # the column is there
 
     def close(self) -> None:
         self.db.close()

@@ -137,3 +137,14 @@ def test_reminder_specs_are_checked() -> None:
         ReminderSpec(at="25:00", text="x")
     with pytest.raises(ValueError, match="not a duration"):
         ReminderSpec(every="soon", text="x")
+
+
+def test_a_scheduled_fresh_start(tmp_path: Path, clock: Clock, monkeypatch) -> None:
+    fleet = fleet_with(tmp_path, '[[reminders]]\nto = "Ada"\nevery = "4h"\naction = "fresh"\n')
+    started: list[str] = []
+    monkeypatch.setattr(fleet, "fresh", lambda name, handoff=True: started.append(name))
+    rem = Reminders(fleet, clock)
+    rem.seed()
+    clock.t += 4 * 3600
+    assert rem.tick() == [(1, "Ada")]
+    assert started == ["Ada"] and sent(fleet) == []
