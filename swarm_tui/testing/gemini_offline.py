@@ -60,6 +60,8 @@ def agent_env(home: Path, base_url: str, bindir: Path) -> dict[str, str]:
         "GEMINI_API_KEY": "fake-key",
         "GOOGLE_GEMINI_BASE_URL": base_url,
         "NO_BROWSER": "true",
+        # Gemini CLI refuses interactive mode when CI is set (as it is in our CI run)
+        "CI": "false",
     }
 
 
