@@ -91,3 +91,19 @@ def install_all() -> int:
 
 if __name__ == "__main__":
     sys.exit(install_all())
+
+
+def require_cli(name: str) -> Path:
+    """For tests of a real CLI: its executable, else skip with the reason — except in CI
+    (CI=true), where a CLI that cannot be installed fails the test."""
+    import os
+
+    import pytest
+
+    path = cli_path(name)
+    if path is None:
+        reason = f"REAL {name.upper()} CLI NOT TESTED: {why_missing(name)}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return path

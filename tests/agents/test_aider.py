@@ -11,8 +11,6 @@ Skipped, loudly, when aider cannot be installed here; failed instead when CI=tru
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,7 +25,7 @@ from swarm_tui.testing.aider_offline import (
     prepare_home,
     user_part,
 )
-from swarm_tui.testing.clis import cli_path, version_of, why_missing
+from swarm_tui.testing.clis import require_cli
 from swarm_tui.testing.fake_llm import FakeLLM, Reply
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
@@ -38,22 +36,7 @@ LONG = "".join(f"{i:04d} the quick brown fox jumps over the lazy dog; 'q' \"qq\"
 
 @pytest.fixture(scope="module")
 def aider_exe() -> Path:
-    path = cli_path("aider")
-    if path is None:
-        reason = f"aider {version_of('aider')} cannot be installed here: {why_missing('aider')}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true and {reason}")
-        pytest.skip(f"SKIPPING the real-aider tests: {reason}")
-    return path
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    server = FakeLLM().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    return require_cli("aider")
 
 
 def aider_layout(sandbox, fake: FakeLLM, aider: Path, name: str = "Ada") -> Path:

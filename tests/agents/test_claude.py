@@ -5,7 +5,6 @@ types into it. What FakeLLM received proves each message arrived exactly as sent
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ import pytest
 from swarm_tui.agents.base import AgentState
 from swarm_tui.testing import async_holds, async_wait_until
 from swarm_tui.testing.claude_offline import offline_env, seed_config
-from swarm_tui.testing.clis import cli_path, version_of, why_missing
+from swarm_tui.testing.clis import require_cli
 from swarm_tui.testing.fake_llm import FakeLLM, Reply, last_user_text
 
 pytestmark = pytest.mark.integration
@@ -25,21 +24,7 @@ TURN = 20.0  # seconds for a turn against FakeLLM
 
 @pytest.fixture(scope="module")
 def claude() -> Path:
-    exe = cli_path("claude")
-    if exe is None:
-        reason = (f"CLAUDE CODE {version_of('claude')} IS NOT INSTALLED, its tests did not "
-                  f"run: {why_missing('claude')}")
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return exe
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    server = FakeLLM().start()
-    yield server
-    server.stop()
+    return require_cli("claude")
 
 
 async def start_claude(sandbox: Any, start_fleet: Any, claude: Path, fake: FakeLLM,

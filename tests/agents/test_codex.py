@@ -8,38 +8,22 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from swarm_tui.agents.base import AgentState
 from swarm_tui.testing import async_wait_until
-from swarm_tui.testing.clis import cli_path, why_missing
+from swarm_tui.testing.clis import require_cli
 from swarm_tui.testing.codex_offline import codex_home, conversation_texts
-from swarm_tui.testing.fake_llm import FakeLLM, Reply, last_user_text
+from swarm_tui.testing.fake_llm import Reply, last_user_text
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def codex_bin() -> Path:
-    path = cli_path("codex")
-    if path is None:
-        reason = f"REAL CODEX CLI NOT TESTED: {why_missing('codex')}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return path
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    llm = FakeLLM(default=Reply("Done.")).start()
-    try:
-        yield llm
-    finally:
-        llm.stop()
+    return require_cli("codex")
 
 
 @pytest.fixture

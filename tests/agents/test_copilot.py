@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ import pytest
 from swarm_tui.agents.base import AgentState
 from swarm_tui.agents.copilot import CopilotAdapter
 from swarm_tui.testing import async_wait_until
-from swarm_tui.testing.clis import cli_path, why_missing
+from swarm_tui.testing.clis import require_cli
 from swarm_tui.testing.copilot_offline import copilot_env
 from swarm_tui.testing.fake_llm import FakeLLM, Reply
 
@@ -30,22 +29,7 @@ STAMP = re.compile(r"^<current_datetime>[^<]*</current_datetime>\s*")
 
 @pytest.fixture(scope="module")
 def copilot_bin() -> Path:
-    path = cli_path("copilot")
-    if path is None:
-        reason = f"REAL COPILOT CLI NOT TESTED: {why_missing('copilot')}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return path
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    llm = FakeLLM(default=Reply("Done.")).start()
-    try:
-        yield llm
-    finally:
-        llm.stop()
+    return require_cli("copilot")
 
 
 def typed(fake: FakeLLM) -> list[str]:

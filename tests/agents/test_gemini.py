@@ -11,14 +11,12 @@ Skipped, loudly, when Gemini CLI cannot be installed here; failed instead when C
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from swarm_tui.testing import async_wait_until
-from swarm_tui.testing.clis import cli_path, version_of, why_missing
+from swarm_tui.testing.clis import require_cli
 from swarm_tui.testing.fake_llm import FakeLLM, Reply
 from swarm_tui.testing.gemini_offline import MODEL, agent_env, bin_dir, prepare_home, user_part
 
@@ -30,23 +28,7 @@ LONG = "".join(f"{i:04d} the quick brown fox jumps over the lazy dog; 'q' \"qq\"
 
 @pytest.fixture(scope="module")
 def gemini_exe() -> Path:
-    path = cli_path("gemini")
-    if path is None:
-        reason = (f"Gemini CLI {version_of('gemini')} cannot be installed here: "
-                  f"{why_missing('gemini')}")
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true and {reason}")
-        pytest.skip(f"SKIPPING the real-Gemini-CLI tests: {reason}")
-    return path
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    server = FakeLLM().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    return require_cli("gemini")
 
 
 def gemini_layout(sandbox, fake: FakeLLM, gemini: Path) -> Path:

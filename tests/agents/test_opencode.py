@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,8 @@ import pytest
 from swarm_tui.agents.base import AgentState
 from swarm_tui.agents.opencode import OpencodeAdapter
 from swarm_tui.testing import async_wait_until
-from swarm_tui.testing.clis import cli_path, why_missing
-from swarm_tui.testing.fake_llm import FakeLLM, Reply
+from swarm_tui.testing.clis import require_cli
+from swarm_tui.testing.fake_llm import Reply
 from swarm_tui.testing.opencode_offline import opencode_env
 
 pytestmark = pytest.mark.integration
@@ -26,22 +25,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def opencode_bin() -> Path:
-    path = cli_path("opencode")
-    if path is None:
-        reason = f"REAL OPENCODE NOT TESTED: {why_missing('opencode')}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return path
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    llm = FakeLLM(default=Reply("Done.")).start()
-    try:
-        yield llm
-    finally:
-        llm.stop()
+    return require_cli("opencode")
 
 
 @pytest.fixture
