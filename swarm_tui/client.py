@@ -155,6 +155,8 @@ def add_client_verbs(sub: Any) -> None:
     remind.add_argument("--at", default="")
     remind.add_argument("--text", default="")
     remind.add_argument("--skill", default="")
+    remind.add_argument("--fresh", action="store_true",
+                        help="a scheduled fresh start instead of a message")
     remind.add_argument("--minutes", type=float, default=10)
     remind.add_argument("--json", action="store_true")
     remind.add_argument("--fleet")
@@ -360,7 +362,8 @@ def cmd_remind(args: argparse.Namespace, run_dir: Path) -> int:
     if args.action == "add":
         payload["spec"] = {k: v for k, v in {"to": args.to, "every": args.every,
                                              "idle": args.idle, "at": args.at,
-                                             "text": args.text, "skill": args.skill}.items()
+                                             "text": args.text, "skill": args.skill,
+                                             "action": "fresh" if args.fresh else ""}.items()
                            if v}
     elif args.action != "list" and not args.id:
         raise ClientError(f"swarm remind {args.action} needs the reminder's ID "
@@ -379,7 +382,8 @@ def cmd_remind(args: argparse.Namespace, run_dir: Path) -> int:
                     "at": f"at {r['at']}"}[r["kind"]]
             nxt = "" if r["kind"] == "idle" else \
                 time.strftime(" next %H:%M:%S", time.localtime(r["next_due"]))
-            what = f"skill {r['skill']}" if r["skill"] else repr(r["text"][:50])
+            what = "fresh start" if r.get("action") == "fresh" else \
+                f"skill {r['skill']}" if r["skill"] else repr(r["text"][:50])
             paused = " (paused)" if r["paused"] else ""
             print(f"#{r['id']} to {r['target']} {when}{nxt}{paused}: {what}")
     return 0

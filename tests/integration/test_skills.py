@@ -58,3 +58,16 @@ async def test_bad_skill_requests_are_one_line(sandbox, start_fleet, user_skills
                               "--wait", "15")
     assert ok.returncode == 0, ok.stderr
     assert sandbox.received("Bo") == ["Ship v2 today, Bo."]
+
+
+async def test_remind_from_the_cli_including_a_scheduled_fresh_start(sandbox, start_fleet):
+    run = await start_fleet(sandbox.layout("rm1", mock_agent("Cal")))
+    await run.wait_states("idle")
+    added = await sandbox.aswarm("remind", "add", "--to", "Cal", "--every", "4h", "--fresh")
+    assert added.returncode == 0, added.stderr
+    bad = await sandbox.aswarm("remind", "add", "--to", "Cal", "--every", "soon", "--text", "x")
+    assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "not a duration" in bad.stderr
+    listing = await sandbox.aswarm("remind", "list")
+    assert "#1 to Cal every 240m" in listing.stdout and "fresh start" in listing.stdout
+    (row,) = run.fleet.store.reminders()
+    assert row["action"] == "fresh"
