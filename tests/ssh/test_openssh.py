@@ -81,12 +81,12 @@ async def test_three_nodes_eight_agents_each_in_one_fleet(fleet: Fleet, tmp_path
     assert [len(on(fleet, f"node{i}")) for i in (1, 2, 3)] == [8, 8, 8]
     assert all(link.connected for link in fleet.links.values())
     await until(lambda: all(a.state is AgentState.IDLE for a in fleet.agents.values()),
-                timeout=60, what="all 25 agents idle")
+                timeout=120, what="all 25 agents idle")
     # node to node: a shell on node1 runs the node's own `swarm` client
     target = on(fleet, "node3")[0]
     fleet.send(["Relay"], f'swarm send {target} "from node1 with love"')
     log = tmp_path / "mock.log"
-    await until(lambda: received(log, target), timeout=20, what="node1 -> node3 message")
+    await until(lambda: received(log, target), timeout=40, what="node1 -> node3 message")
     assert received(log, target) == ["[message from Relay] from node1 with love"]
 
 
@@ -95,7 +95,7 @@ async def test_link_cut_and_restored_loses_nothing(fleet: Fleet, nodes: netns.Ne
     log = tmp_path / "mock.log"
     victims = on(fleet, "node2")
     await until(lambda: all(fleet.agents[n].state is AgentState.IDLE for n in victims),
-                timeout=60, what="node2's agents idle")
+                timeout=120, what="node2's agents idle")
     panes = {n: fleet.agents[n].pane for n in victims}
     nodes.nodes["node2"].cut()
     # keepalive notices a silent link within seconds
