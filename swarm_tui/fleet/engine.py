@@ -163,23 +163,31 @@ class Fleet:
         await self._injector.stop()
         await self.tasks.stop()
         for link in self.links.values():
-            if link.control is not None:
-                await link.control.close()
+            try:  # a link that died silently must not hold up the others
+                if link.control is not None:
+                    await asyncio.wait_for(link.control.close(), 5)
+                await asyncio.wait_for(link.host.close(), 5)
+            except TimeoutError:
+                pass
             link.connected = False
-            await link.host.close()
 
     async def down(self) -> None:
         """Stop every agent: kill the fleet's tmux servers."""
         await self.stop()
-        for link in self.links.values():
+
+        async def kill(link: HostLink) -> None:
             try:
                 if link.name != LOCAL:
                     await link.host.connect()
                 await link.host.kill_server()
-            except SwarmError:
-                pass
             finally:
                 await link.host.close()
+
+        for link in self.links.values():
+            try:
+                await asyncio.wait_for(kill(link), 60)
+            except (SwarmError, TimeoutError):
+                pass
 
     async def _windows(self, control: ControlClient, session: str
                        ) -> dict[str, tuple[str, str, bool]]:

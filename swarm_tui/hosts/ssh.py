@@ -112,8 +112,10 @@ class SSHHost:
         if self.user:
             options["username"] = self.user
         try:
-            self.conn = await asyncssh.connect(self.address, **options)  # type: ignore[arg-type]
-            await self._prepare()
+            # the whole bring-up is bounded: a half-open link must not hang the fleet
+            self.conn = await asyncio.wait_for(
+                asyncssh.connect(self.address, **options), 30)  # type: ignore[arg-type]
+            await asyncio.wait_for(self._prepare(), 60)
         except (OSError, asyncssh.Error, TimeoutError) as exc:
             await self.close()
             raise HostUnreachable(explain(self.name, exc)) from None

@@ -131,8 +131,9 @@ class ControlClient:
         if not self.closed.is_set():
             try:
                 self._writer.write(b"detach-client\n")
-                await self._writer.drain()
-            except (OSError, RuntimeError):
+                # a dead link never drains: never wait on it for long
+                await asyncio.wait_for(self._writer.drain(), 2)
+            except (OSError, RuntimeError, TimeoutError):
                 pass
             try:
                 await asyncio.wait_for(self.closed.wait(), 2)
