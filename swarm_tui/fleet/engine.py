@@ -158,7 +158,10 @@ class Fleet:
         self._stopping = True
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        try:  # a task that ignores cancellation must not hold the fleet open
+            await asyncio.wait_for(asyncio.gather(*self._tasks, return_exceptions=True), 10)
+        except TimeoutError:
+            pass
         self._tasks.clear()
         await self._injector.stop()
         await self.tasks.stop()
