@@ -59,7 +59,7 @@ CREATE TABLE IF NOT EXISTS verdicts (
     raw TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS reminders (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     key TEXT NOT NULL UNIQUE,
     target TEXT NOT NULL,
     kind TEXT NOT NULL,
@@ -80,8 +80,8 @@ CREATE TABLE IF NOT EXISTS focus_history (
 );
 """
 
-QUEUED, SENDING, DELIVERED, FAILED, UNCERTAIN = (
-    "queued", "sending", "delivered", "failed", "uncertain")
+QUEUED, SENDING, DELIVERED, FAILED, UNCERTAIN, CANCELLED = (
+    "queued", "sending", "delivered", "failed", "uncertain", "cancelled")
 OPEN = (QUEUED, SENDING)
 
 
@@ -156,6 +156,19 @@ class Store:
             "UPDATE messages SET status=?, updated=?, detail=? WHERE id=?",
             (status, time.time(), detail, msg_id),
         )
+
+    def cancel_open(self, reason: str, recipient: str | None = None) -> int:
+        """Settle what is still queued (all agents, or one) as cancelled, with the reason;
+        returns how many. A row left `sending` may have been typed: it becomes uncertain."""
+        where = " AND recipient=?" if recipient else ""
+        args: tuple[object, ...] = (recipient,) if recipient else ()
+        now = time.time()
+        with self.db:
+            n = self.db.execute(f"UPDATE messages SET status=?, updated=?, detail=? WHERE "
+                                f"status=?{where}", (CANCELLED, now, reason, QUEUED, *args))
+            self.db.execute(f"UPDATE messages SET status=?, updated=?, detail=? WHERE "
+                            f"status=?{where}", (UNCERTAIN, now, reason, SENDING, *args))
+        return int(n.rowcount)
 
     def open_messages(self, recipient: str) -> list[Message]:
         rows = self.db.execute(
