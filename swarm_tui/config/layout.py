@@ -131,6 +131,81 @@ class ResolvedAgent(_Strict):
     tasks: tuple[TaskSpec, ...] = ()
 
 
+Loc = tuple[str | int, ...]
+Problem = tuple[Loc, str]  # where (as pydantic names it) and what is wrong
+
+
+class LayoutProblems(ValueError):
+    """Every problem a layout's cross-field checks found, each with where it is."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(f"{_loc(loc)}: {msg}" for loc, msg in problems))
+
+
+def _host_keys(hosts: object) -> tuple[set[str], list[Problem]]:
+    """The host keys of a raw `[hosts]` table, ranges expanded, and what is wrong with them."""
+    names: set[str] = set()
+    problems: list[Problem] = []
+    for key in hosts if isinstance(hosts, dict) else {}:
+        try:
+            expanded = expand_range(str(key))
+        except ValueError as exc:
+            problems.append((("hosts", key), str(exc)))
+            continue
+        for name, _ in expanded:
+            if not HOST_NAME.match(name) or name == LOCAL:
+                problems.append((("hosts", key), f"{name!r} is not a usable host key"))
+            names.add(name)
+    return names, problems
+
+
+def _table(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def cross_problems(data: dict[str, Any]) -> list[Problem]:
+    """Checks across fields (unique names, known hosts, a command for generic agents) on a
+    layout's raw data: they run even when some fields are wrong, so one pass shows all."""
+    hosts, problems = _host_keys(data.get("hosts"))
+    defaults = _table(data.get("defaults"))
+    agents, groups = data.get("agents", []), data.get("groups", [])
+    if agents == [] and groups == []:
+        problems.append((("agents",), "a layout needs at least one agent (or a group)"))
+    seen: set[str] = set()
+    for i, agent in enumerate(agents if isinstance(agents, list) else []):
+        if not isinstance(agent, dict):
+            continue
+        name = agent.get("name")
+        if isinstance(name, str):
+            if name.casefold() in seen:
+                problems.append((("agents", i, "name"), f"duplicate agent name {name!r}"))
+            seen.add(name.casefold())
+        host = agent.get("host", LOCAL)
+        if isinstance(host, str) and host != LOCAL and host not in hosts:
+            problems.append((("agents", i, "host"), f"unknown host {host!r} "
+                             f"(hosts: {', '.join([LOCAL, *sorted(hosts)])})"))
+        if (agent.get("cli") or defaults.get("cli")) == "generic" and not (
+                agent.get("command") or defaults.get("command")):
+            problems.append((("agents", i, "command"), "cli 'generic' needs a command to run"))
+    for g, group in enumerate(groups if isinstance(groups, list) else []):
+        if not isinstance(group, dict):
+            continue
+        group_hosts = group.get("hosts")
+        for h in group_hosts if isinstance(group_hosts, list) else []:
+            try:
+                names = [n for n, _ in expand_range(str(h))]
+            except ValueError as exc:
+                problems.append((("groups", g, "hosts"), str(exc)))
+                continue
+            problems += [(("groups", g, "hosts"), f"unknown host {n!r}")
+                         for n in names if n != LOCAL and n not in hosts]
+        if (group.get("cli") or defaults.get("cli")) == "generic" and not (
+                group.get("command") or defaults.get("command")):
+            problems.append((("groups", g, "command"), "cli 'generic' needs a command to run"))
+    return problems
+
+
 class Layout(_Strict):
     """A fleet: its name and its agents, in tile order."""
 
@@ -150,52 +225,29 @@ class Layout(_Strict):
     tasks: dict[str, list[TaskSpec]] = Field(default_factory=dict, description="More tasks "
                                              "by agent name, after the agents' own.")
 
+    @field_validator("name")
+    @classmethod
+    def _fleet_name(cls, v: str) -> str:
+        if v and not AGENT_NAME.match(v):
+            raise ValueError("must start with a letter; letters, digits, '.', '_', '-'")
+        return v
+
     @model_validator(mode="after")
     def _unique_and_complete(self) -> Layout:
-        problems: list[str] = []  # every problem, one line each, not just the first
-        if self.name and not AGENT_NAME.match(self.name):
-            problems.append("name: must start with a letter; letters, digits, '.', '_', '-'")
-        try:
-            hosts = self.host_table()
-        except ValueError as exc:
-            problems.append(str(exc))
-            hosts = {}
-        if not self.agents and not self.groups:
-            problems.append("agents: a layout needs at least one agent (or a group)")
-        seen: set[str] = set()
-        for i, agent in enumerate(self.agents):
-            if agent.name.casefold() in seen:
-                problems.append(f"agents[{i}].name: duplicate agent name {agent.name!r}")
-            seen.add(agent.name.casefold())
-            if agent.host != LOCAL and agent.host not in hosts:
-                problems.append(f"agents[{i}].host: unknown host {agent.host!r} "
-                                f"(hosts: {', '.join([LOCAL, *hosts])})")
-            if (agent.cli or self.defaults.cli) == "generic" and not (
-                    agent.command or self.defaults.command):
-                problems.append(f"agents[{i}].command: cli 'generic' needs a command to run")
-        for g, group in enumerate(self.groups):
-            for h in group.hosts:
-                try:
-                    names = [n for n, _ in expand_range(h)]
-                except ValueError as exc:
-                    problems.append(f"groups[{g}].hosts: {exc}")
-                    continue
-                problems += [f"groups[{g}].hosts: unknown host {n!r}"
-                             for n in names if n != LOCAL and n not in hosts]
-            if (group.cli or self.defaults.cli) == "generic" and not (
-                    group.command or self.defaults.command):
-                problems.append(f"groups[{g}].command: cli 'generic' needs a command to run")
+        # every problem, one each, not just the first; parse_layout adds the file's lines
+        problems = cross_problems(self.model_dump())
         if not problems:
             try:  # group names: an exhausted pool, a bad listed name
                 names = {n.casefold() for n, *_ in self._expand()}
-                problems += [f"{table}.{key}: no agent named {key!r} in this layout"
+            except LayoutProblems as exc:
+                problems += exc.problems
+            else:
+                problems += [((table, key), f"no agent named {key!r} in this layout")
                              for table, mapping in (("focus", self.focus),
                                                     ("tasks", self.tasks))
                              for key in mapping if key.casefold() not in names]
-            except ValueError as exc:
-                problems.append(str(exc))
         if problems:
-            raise ValueError("\n".join(problems))
+            raise LayoutProblems(problems)
         return self
 
     def host_table(self) -> dict[str, HostSpec]:
@@ -231,12 +283,13 @@ class Layout(_Strict):
                     name = next(names, None)
                     if name is None:
                         what = group.names if isinstance(group.names, str) else "names"
-                        raise ValueError(
-                            f"groups[{g}].names: {what} has too few names for "
-                            f"{len(hosts) * group.per_host} agents; use another pool or "
-                            "list more names")
+                        raise LayoutProblems([(
+                            ("groups", g, "names"),
+                            f"{what} has too few names for {len(hosts) * group.per_host} "
+                            "agents; use another pool or list more names")])
                     if not AGENT_NAME.match(name):
-                        raise ValueError(f"groups[{g}].names: {name!r} is not a valid name")
+                        raise LayoutProblems([(("groups", g, "names"),
+                                               f"{name!r} is not a valid name")])
                     taken.add(name.casefold())
                     out.append((name, group, host, per_host.get(host, 0)))
                     per_host[host] = per_host.get(host, 0) + 1
@@ -311,19 +364,94 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
-def _problems(path: Path, err: ValidationError) -> list[str]:
-    lines = []
+def _where(loc: Loc, data: dict[str, Any]) -> str:
+    """A field as a user finds it: an agent by its name, anything else by its path."""
+    agents = data.get("agents")
+    if len(loc) >= 2 and loc[0] == "agents" and isinstance(loc[1], int) \
+            and isinstance(agents, list) and loc[1] < len(agents):
+        name = _table(agents[loc[1]]).get("name")
+        if isinstance(name, str) and name:
+            return f"agent {name!r}" + (f": {_loc(loc[2:])}" if loc[2:] else "")
+    return _loc(loc)
+
+
+_KEY = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
+_DOTTED = rf"{_KEY}(?:\s*\.\s*{_KEY})*"
+_HEADER = re.compile(rf"^\s*(\[\[?)\s*({_DOTTED})\s*\]\]?")
+_ASSIGN = re.compile(rf"^\s*({_DOTTED})\s*=")
+
+
+def _key_parts(dotted: str) -> list[str]:
+    parts = re.findall(_KEY, dotted)
+    return [json.loads(p) if p.startswith('"') else p.strip("'") for p in parts]
+
+
+def line_numbers(text: str) -> dict[Loc, int]:
+    """Where each table and key of a TOML text starts (1-based), keyed like pydantic's
+    error locations: `[[agents]]` number 6, key `colour` is ("agents", 5, "colour")."""
+    index: dict[Loc, int] = {}
+    arrays: set[tuple[str, ...]] = set()  # paths (without indices) of arrays of tables
+    counts: dict[Loc, int] = {}
+    table: Loc = ()
+    multiline = ""
+    for n, line in enumerate(text.splitlines(), 1):
+        if multiline:
+            if line.count(multiline) % 2:
+                multiline = ""
+            continue
+        header = _HEADER.match(line)
+        assign = None if header else _ASSIGN.match(line)
+        if header:
+            parts = _key_parts(header.group(2))
+            loc: Loc = ()
+            for i, part in enumerate(parts):
+                loc += (part,)
+                last = i == len(parts) - 1
+                if last and header.group(1) == "[[":
+                    arrays.add(tuple(parts))
+                    counts[loc] = counts.get(loc, -1) + 1
+                    loc += (counts[loc],)
+                elif not last and tuple(parts[: i + 1]) in arrays:
+                    loc += (counts.get(loc, 0),)
+            table = loc
+            index.setdefault(table, n)
+        elif assign:
+            index.setdefault(table + tuple(_key_parts(assign.group(1))), n)
+            rest = line[assign.end():]
+            for quote in ('"""', "'''"):
+                if rest.count(quote) % 2:
+                    multiline = quote
+    return index
+
+
+def _line(loc: Loc, index: dict[Loc, int]) -> int | None:
+    for n in range(len(loc), 0, -1):
+        if loc[:n] in index:
+            return index[loc[:n]]
+    return None
+
+
+def _problems(path: Path, text: str, data: dict[str, Any], err: ValidationError) -> list[str]:
+    found: list[Problem] = []
+    checked = False  # did the layout's own cross-field check run (all fields valid)?
     for e in err.errors():
-        msg = e["msg"].removeprefix("Value error, ")
-        loc = _loc(tuple(e["loc"]))
-        if loc == "(top level)":
-            # model-level checks name their own fields, one problem per line
-            lines += [f"{path}: {line}" for line in msg.splitlines()]
+        cause = (e.get("ctx") or {}).get("error")
+        if isinstance(cause, LayoutProblems):
+            found += [(tuple(e["loc"]) + loc, msg) for loc, msg in cause.problems]
+            checked = True
         elif e["type"] == "extra_forbidden":
-            lines.append(f"{path}: {loc}: unknown field (check the spelling; `swarm schema`)")
+            found.append((tuple(e["loc"]), "unknown field (check the spelling; `swarm schema`)"))
         else:
-            lines.append(f"{path}: {loc}: {msg}")
-    return lines
+            found.append((tuple(e["loc"]), e["msg"].removeprefix("Value error, ")))
+    if not checked:
+        found += cross_problems(data)
+    index = line_numbers(text)
+    lines: list[tuple[int, str]] = []
+    for loc, msg in found:
+        n = _line(loc, index)
+        at = f"{path}:{n}" if n else f"{path}"
+        lines.append((n or 1 << 30, f"{at}: {_where(loc, data)}: {msg}"))
+    return [line for _, line in sorted(lines, key=lambda x: x[0])]
 
 
 def parse_layout(path: Path, text: str) -> LoadedLayout:
@@ -334,7 +462,7 @@ def parse_layout(path: Path, text: str) -> LoadedLayout:
     try:
         layout = Layout.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError("\n".join(_problems(path, exc))) from None
+        raise ConfigError("\n".join(_problems(path, text, data, exc))) from None
     return LoadedLayout(path=path, layout=layout)
 
 

@@ -7,17 +7,27 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(s|m|h|d)?$")
+DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(s|m|h|d)$")
+NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 TIME_OF_DAY = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+MIN_PERIOD = 10.0  # seconds: a reminder firing more often would flood its agents
 
 
-def seconds(text: str) -> float:
-    """'90s', '30m', '2h', '1d', or a bare number of minutes."""
-    m = DURATION.match(text.strip())
+def seconds(text: str, minimum: float = 0.0) -> float:
+    """'90s', '30m', '2h' or '1d' as seconds. A bare number is refused (is '20' seconds or
+    minutes?), and so is anything shorter than `minimum` seconds."""
+    t = text.strip()
+    if NUMBER.match(t):
+        raise ValueError(f"{text!r} has no unit: write \"{t}m\" for minutes or \"{t}s\" for "
+                         "seconds (units: s, m, h)")
+    m = DURATION.match(t)
     if not m:
-        raise ValueError(f"{text!r} is not a duration such as 45s, 30m, 2h")
-    unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2) or "m"]
-    return float(m.group(1)) * unit
+        raise ValueError(f"{text!r} is not a duration such as 45s, 30m, 2h (units: s, m, h)")
+    value = float(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+    if value < minimum:
+        raise ValueError(f"{text!r} is too short: at least {minimum:g}s (e.g. \"30s\", "
+                         "\"10m\")")
+    return value
 
 
 class _Strict(BaseModel):
@@ -52,9 +62,10 @@ class ReminderSpec(_Strict):
     """A timer that types a reminder into agents when their input is ready."""
 
     to: str = Field("all", description="An agent's name, 'role:NAME' or 'all'.")
-    every: str = Field("", description="Period, e.g. '30m'.")
-    idle: str = Field("", description="Fire when the agent has been idle this long, e.g. "
-                      "'10m' (the stall watchdog).")
+    every: str = Field("", description="Period with a unit (s, m, h), at least 10s, "
+                       "e.g. '30m'.")
+    idle: str = Field("", description="Fire when the agent has been idle this long (a unit, "
+                      "at least 10s), e.g. '10m' (the stall watchdog).")
     at: str = Field("", description="Time of day, 'HH:MM', local time.")
     text: str = Field("", description="Literal text; {agent}, {focus}, {task} are filled in.")
     skill: str = Field("", description="A skill's name (skills/NAME.md) instead of text.")
@@ -66,7 +77,7 @@ class ReminderSpec(_Strict):
     @classmethod
     def _duration(cls, v: str) -> str:
         if v:
-            seconds(v)
+            seconds(v, MIN_PERIOD)
         return v
 
     @field_validator("at")

@@ -90,21 +90,21 @@ def test_minimal_layout_takes_built_in_defaults(tmp_path: Path) -> None:
 
 def test_duplicate_names_are_case_insensitive(tmp_path: Path) -> None:
     path = write(tmp_path, '[[agents]]\nname = "Gauss"\n[[agents]]\nname = "gauss"\n')
-    assert problems(path) == [f"{path}: agents[1].name: duplicate agent name 'gauss'"]
+    assert problems(path) == [f"{path}:4: agent 'gauss': name: duplicate agent name 'gauss'"]
 
 
 def test_unknown_field_names_file_and_field(tmp_path: Path) -> None:
     path = write(tmp_path, '[[agents]]\nname = "Gauss"\ncolour = "red"\n')
     (line,) = problems(path)
-    assert line.startswith(f"{path}: agents[0].colour: unknown field")
+    assert line.startswith(f"{path}:3: agent 'Gauss': colour: unknown field")
 
 
 def test_unknown_top_level_and_defaults_fields(tmp_path: Path) -> None:
     path = write(tmp_path, 'nam = "x"\n[defaults]\nmodle = "m"\n[[agents]]\nname = "A"\n')
     lines = problems(path)
     assert len(lines) == 2
-    assert any(ln.startswith(f"{path}: nam: unknown field") for ln in lines)
-    assert any(ln.startswith(f"{path}: defaults.modle: unknown field") for ln in lines)
+    assert lines[0].startswith(f"{path}:1: nam: unknown field")
+    assert lines[1].startswith(f"{path}:3: defaults.modle: unknown field")
 
 
 def test_wrong_types(tmp_path: Path) -> None:
@@ -114,39 +114,42 @@ def test_wrong_types(tmp_path: Path) -> None:
     )
     lines = problems(path)
     assert len(lines) == 2
-    assert lines[0].startswith(f"{path}: agents[0].args: ") and "list" in lines[0]
-    assert lines[1].startswith(f"{path}: agents[1].env.X: ") and "string" in lines[1]
+    assert lines[0].startswith(f"{path}:3: agent 'A': args: ") and "list" in lines[0]
+    assert lines[1].startswith(f"{path}:6: agent 'B': env.X: ") and "string" in lines[1]
 
 
 def test_unknown_cli_is_rejected(tmp_path: Path) -> None:
     path = write(tmp_path, '[[agents]]\nname = "A"\ncli = "claude-9000"\n')
     (line,) = problems(path)
-    assert line.startswith(f"{path}: agents[0].cli: ") and "'mock'" in line
+    assert line.startswith(f"{path}:3: agent 'A': cli: ") and "'mock'" in line
 
 
 def test_generic_without_command(tmp_path: Path) -> None:
     path = write(tmp_path, '[[agents]]\nname = "Shell"\ncli = "generic"\n')
-    assert problems(path) == [f"{path}: agents[0].command: cli 'generic' needs a command to run"]
+    assert problems(path) == [
+        f"{path}:1: agent 'Shell': command: cli 'generic' needs a command to run"]
 
 
 def test_generic_from_defaults_needs_a_command_too(tmp_path: Path) -> None:
     text = '[defaults]\ncli = "generic"\n[[agents]]\nname = "A"\ncommand = "top"\n'
     text += '[[agents]]\nname = "B"\n'
     path = write(tmp_path, text)
-    assert problems(path) == [f"{path}: agents[1].command: cli 'generic' needs a command to run"]
+    assert problems(path) == [
+        f"{path}:6: agent 'B': command: cli 'generic' needs a command to run"]
 
 
 def test_bad_names_and_roles(tmp_path: Path) -> None:
     path = write(tmp_path, 'name = "9lives"\n[[agents]]\nname = "1st"\nrole = "Boss"\n')
     lines = problems(path)
-    assert any(ln.startswith(f"{path}: agents[0].name: must start with a letter") for ln in lines)
-    assert any(ln.startswith(f"{path}: agents[0].role: must be lower-case") for ln in lines)
+    assert lines[0].startswith(f"{path}:1: name: must start with a letter")
+    assert lines[1].startswith(f"{path}:3: agent '1st': name: must start with a letter")
+    assert lines[2].startswith(f"{path}:4: agent '1st': role: must be lower-case")
 
 
 def test_no_agents(tmp_path: Path) -> None:
     path = write(tmp_path, 'name = "empty"\nagents = []\n')
     (line,) = problems(path)
-    assert line.startswith(f"{path}: agents: ")
+    assert line.startswith(f"{path}:2: agents: ")
     path = write(tmp_path, 'name = "empty"\n', "none.toml")
     assert problems(path) == [f"{path}: agents: a layout needs at least one agent (or a group)"]
 
@@ -181,13 +184,12 @@ def test_every_problem_on_its_own_line(tmp_path: Path) -> None:
     )
     path = write(tmp_path, text)
     lines = problems(path)
-    assert len(lines) == 6
-    assert all(ln.startswith(f"{path}: ") for ln in lines)
-    fields = sorted(ln.removeprefix(f"{path}: ").split(":")[0] for ln in lines)
-    assert fields == [
-        "agents[0].foo", "agents[0].name", "agents[0].role", "agents[1].args", "bogus",
-        "defaults.cli",
+    # one per line, in the file's order, each with its line number and the agent's name
+    assert [ln.removeprefix(f"{path}:").split(": ")[:2] for ln in lines] == [
+        ["1", "bogus"], ["3", "defaults.cli"], ["5", "agent '1bad'"], ["6", "agent '1bad'"],
+        ["7", "agent '1bad'"], ["10", "agent 'Fine'"],
     ]
+    assert [ln.split(": ")[2] for ln in lines[2:]] == ["name", "role", "foo", "args"]
 
 
 def test_every_cross_agent_problem_is_reported(tmp_path: Path) -> None:
@@ -197,8 +199,8 @@ def test_every_cross_agent_problem_is_reported(tmp_path: Path) -> None:
     )
     path = write(tmp_path, text)
     assert problems(path) == [
-        f"{path}: agents[0].command: cli 'generic' needs a command to run",
-        f"{path}: agents[2].name: duplicate agent name 'GAUSS'",
+        f"{path}:1: agent 'Shell': command: cli 'generic' needs a command to run",
+        f"{path}:7: agent 'GAUSS': name: duplicate agent name 'GAUSS'",
     ]
 
 
@@ -233,3 +235,90 @@ def test_demo_layout_validates_with_at_least_twelve_agents() -> None:
     assert len(agents) >= 12
     assert len({a.name.casefold() for a in agents}) == len(agents)
     assert all(a.cli == "mock" for a in agents)
+
+
+ISSUE_12 = '''\
+name = "x"
+description = """
+[[agents]]
+name = "NotAnAgent"
+"""
+
+[[agents]]
+name = "Gauss"
+
+[[agents]]
+name = "Hilbert"
+cli = "claude-9000"
+
+[[agents]]
+name = "gauss"
+colour = "red"
+'''
+
+
+def test_a_field_error_does_not_hide_the_cross_agent_problems(tmp_path: Path) -> None:
+    # an unknown `cli` used to stop validation before the duplicate name was noticed; and a
+    # multi-line string holding TOML-looking lines must not shift the line numbers
+    path = write(tmp_path, ISSUE_12, "x.toml")
+    assert [ln.split(": ")[:3] for ln in problems(path)] == [
+        [f"{path}:12", "agent 'Hilbert'", "cli"],
+        [f"{path}:15", "agent 'gauss'", "name"],
+        [f"{path}:16", "agent 'gauss'", "colour"],
+    ]
+
+
+def test_problems_in_tables_of_tasks_reminders_and_hosts_have_lines(tmp_path: Path) -> None:
+    text = (
+        '[hosts.gpu1]\nssh = "u@gpu1"\nbogus = 1\n'          # 1-3
+        '[[agents]]\nname = "Ada"\nhost = "gpu2"\n'           # 4-6
+        '[[agents.tasks]]\nspec = "x"\nmax_rounds = 0\n'      # 7-9
+        '[[agents]]\nname = "Bo"\n'                           # 10-11
+        '[[agents.tasks]]\nverify = "true"\n'                 # 12-13
+        '[[reminders]]\nto = "Ada"\nevery = "30"\ntext = "hi"\n'  # 14-17
+    )
+    path = write(tmp_path, text)
+    assert [ln.split(": ")[:3] for ln in problems(path)] == [
+        [f"{path}:3", "hosts.gpu1.bogus", "unknown field (check the spelling; `swarm schema`)"],
+        [f"{path}:6", "agent 'Ada'", "host"],
+        [f"{path}:9", "agent 'Ada'", "tasks[0].max_rounds"],
+        [f"{path}:12", "agent 'Bo'", "tasks[0]"],
+        [f"{path}:16", "reminders[0].every", "'30' has no unit"],
+    ]
+
+
+def test_a_layout_validated_directly_still_reports_every_cross_problem() -> None:
+    from swarm_tui.config.layout import Layout
+
+    with pytest.raises(ValidationError) as info:
+        Layout.model_validate({"agents": [{"name": "A", "host": "nowhere"}, {"name": "a"}]})
+    text = str(info.value)
+    assert "agents[0].host: unknown host 'nowhere'" in text
+    assert "agents[1].name: duplicate agent name 'a'" in text
+
+
+@pytest.mark.parametrize(("field", "value", "says"), [
+    ("idle", "0s", ["'0s' is too short", "at least 10s", '"30s"']),
+    ("every", "5s", ["'5s' is too short", "at least 10s"]),
+    ("idle", "20", ["'20' has no unit", 'write "20m" for minutes or "20s" for seconds']),
+    ("every", "1.5", ["'1.5' has no unit", '"1.5m"']),
+    ("idle", "soon", ["'soon' is not a duration", "30m"]),
+    ("every", "10 minutes", ["not a duration"]),
+])
+def test_durations_need_a_unit_and_a_sane_minimum(tmp_path: Path, field: str, value: str,
+                                                  says: list[str]) -> None:
+    path = write(tmp_path, f'[[agents]]\nname = "A"\n[[reminders]]\n{field} = "{value}"\n'
+                           'text = "wake up"\n')
+    (line,) = problems(path)
+    assert line.startswith(f"{path}:4: reminders[0].{field}: "), line
+    for part in says:
+        assert part in line, (part, line)
+
+
+@pytest.mark.parametrize(("value", "secs"), [("10s", 10), ("45s", 45), ("20m", 1200),
+                                             ("1.5h", 5400), ("2 h", 7200)])
+def test_durations_with_units_are_read(value: str, secs: float) -> None:
+    from swarm_tui.config.work import MIN_PERIOD, ReminderSpec, seconds
+
+    assert seconds(value, MIN_PERIOD) == secs
+    assert ReminderSpec(idle=value, text="x").idle == value
