@@ -476,13 +476,28 @@ def load_layout(path: Path) -> LoadedLayout:
     return parse_layout(path, text)
 
 
-def layout_dirs() -> list[Path]:
+SHIPPED_LAYOUTS = Path(__file__).resolve().parents[2] / "layouts"  # in swarm's checkout
+
+
+def user_layouts_dir() -> Path:
+    """Where the user's own layouts live: $XDG_CONFIG_HOME/swarm/layouts."""
     import os
 
-    dirs = [Path.cwd() / "layouts", Path(__file__).resolve().parents[2] / "layouts"]
     xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    dirs.append(Path(xdg) / "swarm" / "layouts")
-    return dirs
+    return Path(xdg) / "swarm" / "layouts"
+
+
+def is_shipped(path: Path) -> bool:
+    """A layout that comes with swarm (its checkout's layouts/): never written to."""
+    return path.resolve().parent == SHIPPED_LAYOUTS.resolve()
+
+
+def layout_dirs() -> list[Path]:
+    """Where names are looked up, first match wins: the project's layouts/ (the current
+    directory's), the user's, then the shipped ones (a user's saved `demo` shadows swarm's)."""
+    project = Path.cwd() / "layouts"
+    dirs = [] if project.resolve() == SHIPPED_LAYOUTS.resolve() else [project]
+    return [*dirs, user_layouts_dir(), SHIPPED_LAYOUTS]
 
 
 def resolve_layout(name_or_path: str) -> Path:

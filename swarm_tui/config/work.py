@@ -50,6 +50,10 @@ class TaskSpec(_Strict):
     max_minutes: float = Field(240, gt=0, description="Wall time before a human is asked.")
     review_on_idle: bool = Field(True, description="Review when a turn ends with the task "
                                  "open, not only on `swarm done`.")
+    journal_id: int = Field(0, ge=0, description="Written by `swarm save`: the task's id in "
+                            "the fleet's journal. Loading the layout again for a fleet whose "
+                            "journal still holds this task (same agent, same spec) does not "
+                            "add it twice.")
 
     @model_validator(mode="after")
     def _has_spec(self) -> TaskSpec:

@@ -1,6 +1,11 @@
 """`swarm save`: write the running fleet as a layout that `swarm up` brings back exactly —
 hosts, agents and groups (kept short), CLIs, models, roles, focus labels, open tasks,
-reminders, tile order."""
+reminders, tile order.
+
+A saved layout never replaces a file without `force`, and never goes into swarm's own
+checkout: a fleet started from a shipped layout (`layouts/demo.toml`) is saved to the user's
+layouts directory, which `swarm layouts` lists and `swarm up NAME` searches before the
+shipped one."""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_tui.config.layout import AGENT_NAME, layout_dirs, parse_layout
+from swarm_tui.config.layout import AGENT_NAME, is_shipped, parse_layout, user_layouts_dir
 from swarm_tui.config.toml_out import dumps
 from swarm_tui.errors import ConfigError
 from swarm_tui.fleet.tasks import OPEN_TASK
@@ -22,7 +27,16 @@ def _duration(seconds: float) -> str:
         f"{seconds / 60:g}m" if seconds % 60 == 0 else f"{seconds:g}s"
 
 
-def layout_data(fleet: Fleet, name: str) -> dict[str, Any]:
+def _cwd(cwd: str, base: Path, folder: Path) -> str:
+    """A relative cwd stays as written when the file stays in its folder; elsewhere it is
+    made absolute, so the saved file still points at the same directory."""
+    if Path(cwd).is_absolute() or base.resolve() == folder.resolve():
+        return cwd
+    return str((base / cwd).resolve())
+
+
+def layout_data(fleet: Fleet, name: str, folder: Path | None = None) -> dict[str, Any]:
+    """The fleet as layout data, to be written into `folder` (default: the user's)."""
     layout = fleet.loaded.layout
     data = layout.model_dump(mode="json", exclude_defaults=True)
     data["name"] = name
@@ -31,14 +45,21 @@ def layout_data(fleet: Fleet, name: str) -> dict[str, Any]:
     for agent in data.get("agents", []):
         agent.pop("tasks", None)  # written below from the journal: open tasks only
     base = fleet.loaded.path.parent
-    for agent in data.get("agents", []):
-        cwd = agent.get("cwd")
-        if cwd and not Path(cwd).is_absolute():
-            agent["cwd"] = str((base / cwd).resolve())  # the file may be saved elsewhere
-    if data.get("defaults", {}).get("cwd") and not Path(data["defaults"]["cwd"]).is_absolute():
-        data["defaults"]["cwd"] = str((base / data["defaults"]["cwd"]).resolve())
-    elif "cwd" not in data.get("defaults", {}):
-        data.setdefault("defaults", {})["cwd"] = str(base.resolve())
+    folder = folder or user_layouts_dir()
+    # a relative cwd is the layout's directory on this machine, the home directory on a node
+    for item in data.get("agents", []):
+        if item.get("cwd") and item.get("host", "local") == "local":
+            item["cwd"] = _cwd(item["cwd"], base, folder)
+    for item in data.get("groups", []):
+        if item.get("cwd") and item["hosts"] == ["local"]:
+            item["cwd"] = _cwd(item["cwd"], base, folder)
+    defaults = data.setdefault("defaults", {})
+    if defaults.get("cwd") and not layout.hosts:
+        defaults["cwd"] = _cwd(defaults["cwd"], base, folder)
+    elif not layout.hosts and base.resolve() != folder.resolve():
+        defaults["cwd"] = str(base.resolve())  # agents ran in the layout's own directory
+    if not defaults:
+        data.pop("defaults")
     specs = {s.name: s for s in fleet.loaded.agents()}
     focus = {n: a.focus for n, a in fleet.agents.items() if a.focus != specs[n].focus}
     if focus:
@@ -51,7 +72,9 @@ def layout_data(fleet: Fleet, name: str) -> dict[str, Any]:
                        "judge_command": t["judge_command"], "max_rounds": t["max_rounds"],
                        "max_minutes": t["max_minutes"],
                        "review_on_idle": bool(t["review_on_idle"]),
-                       "verify_timeout": t["verify_timeout"]}
+                       "verify_timeout": t["verify_timeout"],
+                       # the same fleet loading this file finds the task in its journal
+                       "journal_id": t["id"]}
                 tasks.setdefault(name, []).append({k: v for k, v in row.items() if v != ""})
     if tasks:
         data["tasks"] = tasks
@@ -73,22 +96,33 @@ def layout_data(fleet: Fleet, name: str) -> dict[str, Any]:
     return data
 
 
+def save_folder(fleet: Fleet) -> Path:
+    """The project's layouts/ the fleet came from, if writable; else the user's directory.
+    Never swarm's own layouts/: those are shipped files with comments a user keeps."""
+    here = fleet.loaded.path.parent
+    if not is_shipped(fleet.loaded.path) and here.name == "layouts" and os.access(here, os.W_OK):
+        return here
+    return user_layouts_dir()
+
+
 def save_layout(fleet: Fleet, name: str, force: bool = False) -> Path:
+    """Write the fleet as `NAME.toml`; refuses an existing file unless `force`."""
     if not AGENT_NAME.match(name):
         raise ConfigError(f"layout name {name!r}: letters, digits, '.', '_', '-'")
-    here = fleet.loaded.path.parent
-    if here.name == "layouts" and os.access(here, os.W_OK):
-        folder = here
-    else:
-        folder = layout_dirs()[-1]
-        folder.mkdir(parents=True, exist_ok=True)
+    folder = save_folder(fleet)
     path = folder / f"{name}.toml"
-    if path.exists() and not force and path.resolve() != fleet.loaded.path.resolve():
-        raise ConfigError(f"{path} exists: choose another name, or save with --force")
-    text = dumps(layout_data(fleet, name),
+    if path.exists() and not force:
+        raise ConfigError(f"{path} exists: choose another name, or overwrite it with "
+                          f"`swarm save {name} --force`")
+    text = dumps(layout_data(fleet, name, folder),
                  header=f"# saved by `swarm save` from fleet {fleet.name!r}")
     parse_layout(path, text)  # never write a file that would not load back
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text(text, encoding="utf-8")
+    if folder == user_layouts_dir():
+        folder.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder.mkdir(exist_ok=True, mode=0o700)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
     tmp.replace(path)
     return path
