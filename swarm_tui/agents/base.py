@@ -32,6 +32,7 @@ class AgentState(StrEnum):
     IDLE = "idle"
     NEEDS_PERMISSION = "needs-permission"
     EXITED = "exited"
+    UNREACHABLE = "unreachable"  # its host's link is down: what it does is unknown
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 HANDOFF_FILE = re.compile(r"handoff note .*? to the file (\S+?):", re.S)
+REVIEW_NUMBER = re.compile(r"Review number: (R-[0-9a-f]+)")
 WORDS = ["parser", "scheduler", "cache", "tests", "kernel", "loader", "index", "planner"]
 
 
@@ -154,7 +155,7 @@ class MockAgent:
         now = time.monotonic()
         duration = max(0.3, self.rng.uniform(0.5, 1.5) * self.work_mean)
         roll = self.rng.random()
-        self.verdict = judge_verdict(text) if "VERDICT: COMPLETE" in text else ""
+        self.verdict = judge_verdict(text) if "VERDICT <review number>" in text else ""
         if self.give_up_first > 0 and not self.verdict and not text.startswith("[message"):
             self.give_up_first -= 1
             ending = "give-up"
@@ -272,11 +273,13 @@ class MockAgent:
 
 def judge_verdict(prompt: str) -> str:
     """The mock judge: incomplete when the worker gave up or its screen says it failed."""
+    found = REVIEW_NUMBER.search(prompt)
+    head = f"VERDICT {found.group(1)}" if found else "VERDICT"
     if "I've done my best" in prompt:
-        return "VERDICT: INCOMPLETE: the worker stopped early; the task is not finished"
+        return f"{head}: INCOMPLETE: the worker stopped early; the task is not finished"
     if re.search(r"(?i)\b(error|failed|traceback)\b", prompt.split("What the worker said")[-1]):
-        return "VERDICT: INCOMPLETE: the worker's screen shows failures"
-    return "VERDICT: COMPLETE"
+        return f"{head}: INCOMPLETE: the worker's screen shows failures"
+    return f"{head}: COMPLETE"
 
 
 def wrap(text: str, cols: int) -> list[str]:

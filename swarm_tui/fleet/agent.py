@@ -29,6 +29,8 @@ class Agent:
     inbox: asyncio.Queue[Message] = field(default_factory=asyncio.Queue)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     pending: int = 0  # messages queued or being delivered
+    waiting: dict[int, float] = field(default_factory=dict)  # their ids -> written (wall)
+    worked_at: float = 0.0  # wall time it last started working
 
     @property
     def name(self) -> str:
@@ -41,6 +43,11 @@ class Agent:
     @property
     def state(self) -> AgentState:
         return self.tracker.state
+
+    @property
+    def oldest_queued(self) -> float | None:
+        """When the oldest message still waiting in its queue was written (wall time)."""
+        return min(self.waiting.values()) if self.waiting else None
 
     def plain_screen(self) -> list[str]:
         return [plain(line) for line in self.screen]
@@ -59,5 +66,6 @@ class Agent:
             "context_left": r.context_left,
             "last_output": self.last_output_wall,
             "queued": self.pending,
+            "oldest_queued": self.oldest_queued,
             "window": self.window,
         }

@@ -12,6 +12,7 @@ import asyncio
 import random
 import shlex
 import time
+from collections.abc import Awaitable, Callable
 
 from swarm_tui.agents import adapter_for
 from swarm_tui.agents.base import AgentState
@@ -55,7 +56,8 @@ class Fleet:
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._injector = Injector(store, self.control_for, self.capture, self._message_queued,
-                                  self.reachable)
+                                  self.reachable, self._typed, self._obsolete,
+                                  lambda text: self.listener.notice(text))
         self.ended = asyncio.Event()  # set when the fleet's tmux sessions are gone for good
         self.end_reason = ""
         self._stopping = False
@@ -101,8 +103,7 @@ class Fleet:
             if isinstance(result, BaseException):
                 if link.name == LOCAL or not isinstance(result, SwarmError):
                     raise result
-                link.set_state(False, str(result))
-                self.listener.host_changed(link.name, False, str(result))
+                self._link_state(link, False, str(result))
                 self._spawn(self._reconnect(link), f"reconnect-{link.name}")
         self._spawn(self._refresh_loop(), "fleet-refresh")
         for link in self.links.values():
@@ -112,7 +113,8 @@ class Fleet:
         self._resume_journal()
         self.tasks.seed()
         self.reminders.seed()
-        self._spawn(self.reminders.run(), "reminders")
+        self._spawn(self._supervised(self.reminders.run, "reminders"), "reminders")
+        self._spawn(self._supervised(self.tasks.run, "tasks"), "tasks")
         for name in self.created:
             agent = self.agents[name]
             if agent.spec.prompt:
@@ -120,6 +122,17 @@ class Fleet:
 
     def _spawn(self, coro: object, name: str) -> None:
         self._tasks.append(asyncio.create_task(coro, name=name))  # type: ignore[arg-type]
+
+    async def _supervised(self, loop: Callable[[], Awaitable[None]], name: str) -> None:
+        """Run a loop that must never stop: when it fails it is restarted, and said so."""
+        while True:
+            try:
+                await loop()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - any failure: tell, restart, go on
+                self.listener.notice(f"{name} failed ({exc!r}); restarted")
+                await asyncio.sleep(1.0)
 
     async def _bring_up(self, link: HostLink) -> None:
         """Connect a host, create or re-attach its agents' windows, read every pane."""
@@ -146,9 +159,8 @@ class Fleet:
             agent.dirty = True
             link.by_pane[agent.pane] = agent
         link.attempts = 0
-        link.set_state(True)
         await self._refresh(list(link.by_pane.values()))
-        self.listener.host_changed(link.name, True, "")
+        self._link_state(link, True, "")
         for agent in link.by_pane.values():
             agent.changed.set()  # queued messages may go now
         self._wake.set()
@@ -175,8 +187,10 @@ class Fleet:
             link.connected = False
 
     async def down(self) -> None:
-        """Stop every agent: kill the fleet's tmux servers."""
+        """Stop every agent: kill the fleet's tmux servers; settle the journal (nothing
+        queued is typed into the next run's new agents)."""
         await self.stop()
+        self.store.settle_down("the fleet was stopped (swarm down) before it was typed")
 
         async def kill(link: HostLink) -> None:
             try:
@@ -206,17 +220,35 @@ class Fleet:
                 found[parts[3]] = (parts[0], parts[1], parts[2] == "1")
         return found
 
-    async def create_window(self, link: HostLink, agent: Agent) -> None:
-        """A window for an agent added while the fleet runs (live reload)."""
+    async def create_window(self, link: HostLink, agent: Agent) -> bool:
+        """A window for an agent added while the fleet runs (live reload); one that left the
+        layout earlier and comes back gets its old window, still running, back."""
         assert link.control is not None
-        await self._create_window(link.control, link.host, agent)
+        existing = await self._windows(link.control, link.host.session)
+        created = agent.name not in existing
+        if not created:
+            agent.window, agent.pane, dead = existing[agent.name]
+            agent.tracker.pane_died(dead)
+        else:
+            await self._create_window(link.control, link.host, agent)
+            self.created.append(agent.name)
         link.by_pane[agent.pane] = agent
-        self.created.append(agent.name)
         agent.dirty = True
         self._wake.set()
+        return created
 
-    def start_queue(self, agent: Agent) -> None:
+    def add_agent(self, agent: Agent) -> None:
+        """An agent joins the running fleet (live reload): its queue starts, resuming what
+        the journal still holds for its name (it may have left and come back)."""
+        self.agents[agent.name] = agent
         self._injector.start(agent)
+        self._resume(agent)
+
+    def remove_agent(self, agent: Agent) -> None:
+        """An agent leaves the fleet view (live reload); its window and journal rows stay."""
+        self._injector.forget(agent)
+        self.agents.pop(agent.name, None)
+        self.link_of(agent).by_pane.pop(agent.pane, None)
 
     def watch(self) -> None:
         """Follow edits of the layout file (live reload)."""
@@ -252,12 +284,15 @@ class Fleet:
     def _resume_journal(self) -> None:
         """Re-queue what a previous run journaled but did not deliver."""
         for agent in self.agents.values():
-            for message in self.store.open_messages(agent.name):
-                if message.status == SENDING:
-                    # it may have been typed before the crash: never type it twice
-                    self.store.mark(message.id, UNCERTAIN, "swarm stopped while typing it")
-                    continue
-                self._injector.enqueue(agent, message)
+            self._resume(agent)
+
+    def _resume(self, agent: Agent) -> None:
+        for message in self.store.open_messages(agent.name):
+            if message.status == SENDING:
+                # it may have been typed before the crash: never type it twice
+                self.store.mark(message.id, UNCERTAIN, "swarm stopped while typing it")
+                continue
+            self._injector.enqueue(agent, message)
 
     # ------------------------------------------------------------------ links
     def _on_event(self, link: HostLink, event: Event) -> None:
@@ -289,9 +324,10 @@ class Fleet:
         elif isinstance(event, Exit) and link.connected and link.control is not None \
                 and link.control.closed.is_set():
             reason = event.reason or "tmux control client exited"
-            link.set_state(False, reason)
-            if not self._stopping:
-                self.listener.host_changed(link.name, False, reason)
+            if self._stopping:
+                link.set_state(False, reason)
+            else:
+                self._link_state(link, False, reason)
                 self._spawn(self._reconnect(link), f"reconnect-{link.name}")
 
     async def _reconnect(self, link: HostLink) -> None:
@@ -309,10 +345,20 @@ class Fleet:
             except (SwarmError, OSError) as exc:
                 detail = str(exc)
                 if detail != link.detail:
-                    link.set_state(False, detail)
-                    self.listener.host_changed(link.name, False, detail)
+                    self._link_state(link, False, detail)
             await asyncio.sleep(delay * random.uniform(0.8, 1.2))
             delay = min(delay * 2, BACKOFF_MAX)
+
+    def _link_state(self, link: HostLink, up: bool, detail: str) -> None:
+        """A host's link went down or came back: its agents are unreachable meanwhile (what
+        they do is unknown: never shown as idle, never typed into)."""
+        link.set_state(up, detail)
+        self.listener.host_changed(link.name, up, detail)
+        now = time.monotonic()
+        mine = [a for a in self.agents.values() if a.spec.host == link.name]
+        for agent in mine:
+            agent.tracker.unreachable = not up
+        self._evaluate(now, mine)
 
     def end(self, reason: str) -> None:
         """Tell whoever owns the fleet to stop watching (the agents are being stopped)."""
@@ -395,10 +441,31 @@ class Fleet:
         for agent in self.agents.values() if agents is None else agents:
             old = agent.state
             if agent.tracker.evaluate(now):
-                agent.changed.set()
-                self.listener.agent_changed(agent)
-                self.reminders.state_changed(agent, agent.state)
-                self.tasks.state_changed(agent, old, agent.state)
+                self._state_changed(agent, old)
+            elif agent.pending and agent.tracker.ready_at(now):
+                agent.changed.set()  # the box became ready with no change of state
+
+    def _state_changed(self, agent: Agent, old: AgentState) -> None:
+        """The one path every change of state takes, whatever caused it (a screen, quiet
+        time, a hook, a delivery): the queue, the sidebar, reminders and tasks all hear it."""
+        agent.changed.set()
+        if agent.state is AgentState.WORKING:
+            agent.worked_at = time.time()
+        self.listener.agent_changed(agent)
+        self.reminders.state_changed(agent, agent.state)
+        self.tasks.state_changed(agent, old, agent.state)
+
+    def _typed(self, agent: Agent) -> None:
+        """A message was submitted: the agent is busy until its screen says otherwise."""
+        old = agent.state
+        agent.tracker.typed(time.monotonic())
+        if agent.state is not old:
+            self._state_changed(agent, old)
+        self._wake.set()
+
+    def _obsolete(self, agent: Agent, message: Message) -> str:
+        """Why a queued message should no longer be typed ("" to type it)."""
+        return self.tasks.obsolete(agent, message) or self.reminders.obsolete(agent, message)
 
     async def _refresh_loop(self) -> None:
         timeout: float | None = None
@@ -456,15 +523,17 @@ class Fleet:
     def roles(self) -> str:
         return ", ".join(sorted({a.role for a in self.agents.values()}))
 
-    def send(self, names: list[str], text: str, sender: str = HUMAN) -> list[Message]:
-        """Journal a message for each recipient and queue it; returns the journal rows."""
+    def send(self, names: list[str], text: str, sender: str = HUMAN, task: int = 0
+             ) -> list[Message]:
+        """Journal a message for each recipient and queue it; returns the journal rows.
+        `task`: the task the message is about (it is dropped if that task is over)."""
         clean = sanitize(text)
         if not clean.strip():
             raise SwarmError("empty message: nothing to send")
         agents = self.resolve(names)
         out = []
         for agent in agents:
-            message = self.store.enqueue(sender, agent.name, clean)
+            message = self.store.enqueue(sender, agent.name, clean, task)
             self._injector.enqueue(agent, message)
             out.append(message)
         return out
@@ -511,10 +580,7 @@ class Fleet:
         if state is not None and state is not agent.state:
             old = agent.state
             agent.tracker.signalled(state, time.monotonic())
-            agent.changed.set()
-            self.listener.agent_changed(agent)
-            self.reminders.state_changed(agent, state)
-            self.tasks.state_changed(agent, old, state)
+            self._state_changed(agent, old)
             self._wake.set()
         return state.value if state else None
 
@@ -524,6 +590,8 @@ class Fleet:
 
     def _message_queued(self, message: Message, agent: Agent) -> None:
         self.listener.message_changed(message)
+        if message.task:
+            self.tasks.message_settled(agent, message)
         self.listener.agent_changed(agent)
         self._wake.set()  # a delivery changes what the state should be: re-evaluate
 

@@ -15,13 +15,23 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 
-from swarm_tui.errors import TmuxError
+from swarm_tui.errors import SwarmError, TmuxError
 from swarm_tui.fleet.agent import Agent
-from swarm_tui.fleet.store import DELIVERED, FAILED, SENDING, UNCERTAIN, Message, Store
+from swarm_tui.fleet.store import (
+    CANCELLED,
+    DELIVERED,
+    FAILED,
+    SENDING,
+    UNCERTAIN,
+    Message,
+    Store,
+)
 from swarm_tui.tmux.client import ControlClient
 from swarm_tui.tmux.commands import quote
 
 CHUNK_CHARS = 4000  # characters per set-buffer command; keeps control lines short
+RECHECK = 2.0  # seconds: a waiting queue re-reads the screen at least this often
+DRAFT_RETRY = 15.0  # seconds before trying again to clear a draft that would not clear
 HUMAN = "human"
 _buffer_ids = itertools.count(1)
 
@@ -41,8 +51,17 @@ def buffer_lines(name: str, text: str) -> list[str]:
     return lines
 
 
+class DraftStuck(SwarmError):
+    """The input box holds text that the adapter's keys did not clear."""
+
+
 class Injector:
-    """Delivers each agent's queue; needs the control channel and a way to re-read a screen."""
+    """Delivers each agent's queue; needs the control channel and a way to re-read a screen.
+
+    `typed` is told when a message was submitted (the agent is busy from then on); `obsolete`
+    says why a message no longer applies (its task is complete, the stall it was about is
+    over), or "" to type it; `notice` tells the human about a queue that is stuck.
+    """
 
     def __init__(
         self,
@@ -51,49 +70,112 @@ class Injector:
         capture: Callable[[Agent], Awaitable[list[str]]],
         notify: Callable[[Message, Agent], None],
         reachable: Callable[[Agent], bool],
+        typed: Callable[[Agent], None],
+        obsolete: Callable[[Agent, Message], str],
+        notice: Callable[[str], None],
     ):
         self._store = store
         self._control = control
         self._capture = capture
         self._notify = notify
         self._reachable = reachable
-        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._typed = typed
+        self._obsolete = obsolete
+        self._notice = notice
+        self._tasks: dict[str, tuple[Agent, asyncio.Task[None]]] = {}
 
     def start(self, agent: Agent) -> None:
-        if agent.name not in self._tasks:
-            self._tasks[agent.name] = asyncio.create_task(
-                self._run(agent), name=f"inject-{agent.name}")
+        """Run the agent's queue; an agent of the same name that left the fleet (live reload)
+        has its old queue stopped, so the new one is the only one typing."""
+        known = self._tasks.get(agent.name)
+        if known is not None:
+            if known[0] is agent and not known[1].done():
+                return
+            known[1].cancel()
+        self._tasks[agent.name] = (agent, asyncio.create_task(
+            self._supervise(agent), name=f"inject-{agent.name}"))
+
+    def forget(self, agent: Agent) -> None:
+        """Stop the queue of an agent that left the fleet (its journal rows stay queued)."""
+        known = self._tasks.get(agent.name)
+        if known is not None and known[0] is agent:
+            known[1].cancel()
+            del self._tasks[agent.name]
 
     def enqueue(self, agent: Agent, message: Message) -> None:
         agent.pending += 1
+        agent.waiting[message.id] = message.created
         agent.inbox.put_nowait(message)
         self._notify(message, agent)
 
     async def stop(self) -> None:
-        for task in self._tasks.values():
+        tasks = [t for _, t in self._tasks.values()]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
+
+    async def _supervise(self, agent: Agent) -> None:
+        """A queue that dies is restarted and said so, never silently stopped."""
+        while True:
+            try:
+                await self._run(agent)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - any failure: log it, keep delivering
+                self._notice(f"{agent.name}: message queue failed ({exc!r}); restarted")
+                await asyncio.sleep(1.0)
 
     async def _run(self, agent: Agent) -> None:
         while True:
             message = await agent.inbox.get()
             try:
-                await self._wait_ready(agent)
+                await self._one(agent, message)
+            finally:
+                agent.pending -= 1
+                agent.waiting.pop(message.id, None)
+
+    async def _one(self, agent: Agent, message: Message) -> None:
+        while True:
+            await self._wait_ready(agent)
+            why = self._obsolete(agent, message)
+            if why:
+                self._store.mark(message.id, CANCELLED, why)
+                break
+            try:
                 status, detail = await self._deliver(agent, message)
+            except DraftStuck as exc:
+                # typing now would submit the draft with our text: wait for the box to clear
+                self._notice(f"{agent.name}: {exc}; message #{message.id} waits")
+                await self._wait_changed(agent, DRAFT_RETRY)
+                continue
             except TmuxError as exc:
                 # link lost mid-delivery: whether it was typed is unknown, so do not retype
                 status, detail = UNCERTAIN, str(exc)
-            agent.tracker.typed(time.monotonic())
+            self._typed(agent)
             self._store.mark(message.id, status, detail)
-            agent.pending -= 1
-            updated = self._store.message(message.id)
-            self._notify(updated or message, agent)
+            break
+        updated = self._store.message(message.id)
+        self._notify(updated or message, agent)
 
     async def _wait_ready(self, agent: Agent) -> None:
+        """Until the input box is ready. Never only on an event that may not come: the
+        screen is re-read on a deadline (a hook may have said idle before the screen did)."""
         while not (agent.tracker.ready and self._reachable(agent)):
-            agent.changed.clear()
-            await agent.changed.wait()
+            if not await self._wait_changed(agent, RECHECK) and self._reachable(agent):
+                try:
+                    await self._capture(agent)
+                except SwarmError:
+                    pass  # the link's own events say what went wrong
+
+    @staticmethod
+    async def _wait_changed(agent: Agent, timeout: float) -> bool:
+        agent.changed.clear()
+        try:
+            await asyncio.wait_for(agent.changed.wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
 
     async def _deliver(self, agent: Agent, message: Message) -> tuple[str, str]:
         control = self._control(agent)
@@ -105,6 +187,10 @@ class Injector:
             await control.run_all(
                 [f"send-keys -t {agent.pane} {k}" for k in adapter.clear_draft_keys])
             before = await self._capture(agent)
+            left = adapter.read(before).draft
+            if left:
+                raise DraftStuck(f"the input box holds a draft that would not clear "
+                                 f"({left[:40]!r})")
         self._store.mark(message.id, SENDING)
         name = f"swarm-{os.getpid()}-{next(_buffer_ids)}"
         await control.run_all([

@@ -28,44 +28,48 @@ LAUNCH_FIELDS = ("cli", "model", "args", "env", "command", "cwd", "hooks")
 
 
 async def apply_layout(fleet: Fleet, new: LoadedLayout) -> list[str]:
-    """Bring the running fleet to `new`; returns one line per change made."""
+    """Bring the running fleet to `new`; returns one line per change made. Every check comes
+    before the first change: an edit that cannot be applied changes nothing."""
+    problems = []
     if new.fleet != fleet.name:
-        raise ConfigError(f"{new.path}: name: a running fleet cannot be renamed "
-                          f"({fleet.name!r} -> {new.fleet!r}); save it under a new name")
-    old_hosts = set(fleet.links)
+        problems.append(f"name: a running fleet cannot be renamed ({fleet.name!r} -> "
+                        f"{new.fleet!r}); save it under a new name")
     specs = {s.name: s for s in new.agents()}
-    if {s.host for s in specs.values()} - old_hosts:
-        raise ConfigError(f"{new.path}: hosts: adding a host needs a restart of swarm "
-                          "(`q`, then `swarm up`); the agents keep running")
+    if added_hosts := sorted({s.host for s in specs.values()} - set(fleet.links)):
+        problems.append(f"hosts: adding a host ({', '.join(added_hosts)}) needs a restart of "
+                        "swarm (`q`, then `swarm up`); the agents keep running")
+    for name, spec in specs.items():
+        agent = fleet.agents.get(name)
+        if agent is not None and agent.spec.host != spec.host:
+            problems.append(f"agents: moving {name} to another host needs a new name (or "
+                            "`swarm down` first)")
+    if problems:
+        raise ConfigError("\n".join(f"{new.path}: {p}" for p in problems))
     changes: list[str] = []
     for name in [n for n in fleet.agents if n not in specs]:
-        agent = fleet.agents.pop(name)
-        fleet.link_of(agent).by_pane.pop(agent.pane, None)
+        fleet.remove_agent(fleet.agents[name])
         changes.append(f"{name} left the layout: its window keeps running, detached "
                        f"(`swarm attach {name}` to see it)")
     ordered: dict[str, Agent] = {}
     for name, spec in specs.items():
-        agent = fleet.agents.get(name)
-        if agent is None:
+        known = fleet.agents.get(name)
+        if known is None:
             adapter = adapter_for(spec.cli)
             agent = Agent(spec=spec, adapter=adapter, token=fleet.store.token_for(name),
                           focus=spec.focus, tracker=StateTracker(adapter, time.monotonic()))
             ordered[name] = agent
-            fleet.agents[name] = agent
             link = fleet.links[spec.host]
+            created = True
             if link.connected and link.control is not None:
-                await fleet.create_window(link, agent)
-            fleet.start_queue(agent)
-            if spec.prompt:
+                created = await fleet.create_window(link, agent)
+            fleet.add_agent(agent)
+            if spec.prompt and created:
                 fleet.send([name], spec.prompt, sender="swarm")
             changes.append(f"{name} joined the fleet on {spec.host}")
             continue
+        agent = known
         old = agent.spec
-        relaunch = any(getattr(old, f) != getattr(spec, f) for f in LAUNCH_FIELDS) \
-            or old.host != spec.host
-        if old.host != spec.host:
-            raise ConfigError(f"{new.path}: agents: moving {name} to another host needs a "
-                              "new name (or `swarm down` first)")
+        relaunch = any(getattr(old, f) != getattr(spec, f) for f in LAUNCH_FIELDS)
         agent.spec = spec
         if spec.focus != old.focus and spec.focus:
             fleet.set_focus(name, spec.focus, by="layout")

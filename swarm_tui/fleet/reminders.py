@@ -3,7 +3,10 @@ of day; to one agent, a role, or all. Schedules live in SQLite, so they survive 
 
 A reminder is an ordinary message in the agent's queue, so it is typed only when the input
 box is ready, never into a permission dialog. If the last one is still waiting there, the
-next is not added: repeats that pile up while an agent is busy collapse into one.
+next is not added: repeats that pile up while an agent is busy collapse into one. When its
+turn to be typed comes, a reminder whose reason is gone is dropped (recorded as cancelled):
+the stall it was about ended (the agent worked since), or every task of the agent is done.
+The stall watchdog fires once per idle stretch, and again in the next one.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from swarm_tui.agents.base import AgentState
 from swarm_tui.config.skills import skill_text
 from swarm_tui.config.work import ReminderSpec, seconds
 from swarm_tui.errors import SwarmError
+from swarm_tui.fleet.store import Message
 
 if TYPE_CHECKING:
     from swarm_tui.fleet.agent import Agent
@@ -78,6 +82,27 @@ class Reminders:
             self._idle_since.setdefault(agent.name, self.clock())
         else:
             self._idle_since.pop(agent.name, None)
+
+    def _all_done(self, agent: Agent) -> bool:
+        """The agent had tasks and none is open: it is idle because it is finished."""
+        tasks = self.store.tasks(agent.name)
+        return bool(tasks) and self.fleet.tasks.current(agent.name) is None
+
+    def obsolete(self, agent: Agent, message: Message) -> str:
+        """Why a queued reminder should not be typed any more ("" to type it)."""
+        if not message.sender.startswith("reminder:"):
+            return ""
+        rid = int(message.sender.split(":", 1)[1])
+        row = next((r for r in self.store.reminders() if r["id"] == rid), None)
+        if row is None:
+            return f"reminder #{rid} was removed"
+        if row["paused"]:
+            return f"reminder #{rid} is paused"
+        if row.get("action") != "fresh" and self._all_done(agent):
+            return f"every task of {agent.name} is done"
+        if row["kind"] == "idle" and agent.worked_at > message.created:
+            return f"{agent.name} went back to work after this stall reminder was queued"
+        return ""
 
     def countdown(self, agent: Agent) -> float | None:
         """Seconds until the next reminder for this agent, if any is scheduled."""
@@ -141,8 +166,10 @@ class Reminders:
         sender = f"reminder:{rid}"
         out = []
         for agent in agents:
-            if agent.state is AgentState.EXITED:
+            if agent.state in (AgentState.EXITED, AgentState.UNREACHABLE):
                 continue
+            if r.get("action") != "fresh" and self._all_done(agent):
+                continue  # finished: nothing to remind it of
             if r.get("action") == "fresh":
                 self.fleet.fresh(agent.name)  # a scheduled fresh start
                 out.append((rid, agent.name))
@@ -155,7 +182,8 @@ class Reminders:
                       "task": str(task["spec"]).splitlines()[0] if task else agent.focus}
             text = skill_text(str(r["skill"]), values) if r["skill"] else \
                 skill_text("", values, fallback=str(r["text"]))
-            self.fleet.send([agent.name], text, sender=sender)
+            self.fleet.send([agent.name], text, sender=sender,
+                            task=int(str(task["id"])) if task else 0)
             out.append((rid, agent.name))
         return out
 

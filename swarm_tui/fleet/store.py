@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS messages (
     text TEXT NOT NULL,
     status TEXT NOT NULL,
     updated REAL NOT NULL,
-    detail TEXT NOT NULL DEFAULT ''
+    detail TEXT NOT NULL DEFAULT '',
+    task INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS messages_open ON messages(recipient, status);
 CREATE TABLE IF NOT EXISTS tasks (
@@ -47,7 +48,8 @@ CREATE TABLE IF NOT EXISTS tasks (
     origin TEXT NOT NULL DEFAULT '',
     created REAL NOT NULL,
     started REAL NOT NULL DEFAULT 0,
-    updated REAL NOT NULL
+    updated REAL NOT NULL,
+    prompt INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS verdicts (
     id INTEGER PRIMARY KEY,
@@ -95,6 +97,7 @@ class Message:
     status: str
     updated: float
     detail: str
+    task: int = 0  # the task this message is about (its prompt, a re-prompt, a reminder)
 
 
 class Store:
@@ -106,11 +109,13 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # durable across a crash of the process
         self.db.executescript(SCHEMA)
-        try:  # journals from before scheduled fresh starts
-            self.db.execute("ALTER TABLE reminders ADD COLUMN action TEXT NOT NULL "
-                            "DEFAULT 'message'")
-        except sqlite3.OperationalError:
-            pass  # the column is there
+        for table, column in (("reminders", "action TEXT NOT NULL DEFAULT 'message'"),
+                              ("messages", "task INTEGER NOT NULL DEFAULT 0"),
+                              ("tasks", "prompt INTEGER NOT NULL DEFAULT 0")):
+            try:  # journals written by an older swarm
+                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+            except sqlite3.OperationalError:
+                pass  # the column is there
 
     def close(self) -> None:
         self.db.close()
@@ -142,14 +147,15 @@ class Store:
             )
 
     # ---------------------------------------------------------------- messages
-    def enqueue(self, sender: str, recipient: str, text: str) -> Message:
+    def enqueue(self, sender: str, recipient: str, text: str, task: int = 0) -> Message:
         now = time.time()
         cur = self.db.execute(
-            "INSERT INTO messages(created, sender, recipient, text, status, updated)"
-            " VALUES (?,?,?,?,?,?)",
-            (now, sender, recipient, text, QUEUED, now),
+            "INSERT INTO messages(created, sender, recipient, text, status, updated, task)"
+            " VALUES (?,?,?,?,?,?,?)",
+            (now, sender, recipient, text, QUEUED, now, task),
         )
-        return Message(int(cur.lastrowid or 0), now, sender, recipient, text, QUEUED, now, "")
+        return Message(int(cur.lastrowid or 0), now, sender, recipient, text, QUEUED, now, "",
+                       task)
 
     def mark(self, msg_id: int, status: str, detail: str = "") -> None:
         self.db.execute(
@@ -169,6 +175,24 @@ class Store:
             self.db.execute(f"UPDATE messages SET status=?, updated=?, detail=? WHERE "
                             f"status=?{where}", (UNCERTAIN, now, reason, SENDING, *args))
         return int(n.rowcount)
+
+    def settle_down(self, reason: str) -> tuple[int, int]:
+        """After `swarm down`: nothing queued survives into the next run's new agents, and
+        every open task goes back to pending, to be given again to whoever runs it next.
+        Returns (messages cancelled, tasks reset); both are recorded, nothing is deleted."""
+        cancelled = self.cancel_open(reason)
+        with self.db:
+            n = self.db.execute(
+                "UPDATE tasks SET status='pending', prompt=0, updated=?, reasons=? WHERE status "
+                "IN ('in-progress','claimed-done','judging','incomplete','no-verdict') OR "
+                "(status='pending' AND prompt!=0)", (time.time(), reason))
+        return cancelled, int(n.rowcount)
+
+    def oldest_open(self) -> dict[str, float]:
+        """Per recipient, when its oldest still-queued message was written (wall time)."""
+        rows = self.db.execute("SELECT recipient, MIN(created) FROM messages WHERE status IN "
+                               "(?,?) GROUP BY recipient", OPEN).fetchall()
+        return {str(r): float(c) for r, c in rows}
 
     def open_messages(self, recipient: str) -> list[Message]:
         rows = self.db.execute(

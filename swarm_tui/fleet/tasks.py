@@ -1,17 +1,22 @@
 """Tasks and the judge loop: a worker's claim of done is checked by someone else.
 
-A task belongs to one agent; its queue runs in order. A review starts when the worker runs
-`swarm done`, when its turn ends with the task open (unless the task says not to), or on
-demand. `verify` runs first on the agent's host: failing means incomplete without asking a
-model. Then the judge — an interactive agent of the fleet, or a headless command — gets the
-review prompt (skills/judge.md) and must answer with a strict verdict line. Incomplete sends
-the worker back with the reasons (skills/reprompt.md); complete starts the next task. Loop
-limits stop runaway loops and tell the human. Every verdict is kept.
+A task belongs to one agent; its queue runs in order. A task is in progress from the moment
+its prompt was delivered (typed and submitted), not from when it was queued: nothing reviews
+work that was never asked for. A review starts when the worker runs `swarm done`, when the
+worker has stayed idle with the task open and its screen changed since the last such review
+(unless the task says not to), or on demand. `verify` runs first on the agent's host:
+failing means incomplete without asking a model. Then the judge — an interactive agent of
+the fleet, or a headless command — gets the review prompt (skills/judge.md) and must answer
+with a strict verdict line carrying the review's number. Incomplete sends the worker back
+with the reasons (skills/reprompt.md); complete starts the next task. Loop limits stop
+runaway loops and tell the human. Every verdict is kept.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import os
 import shlex
 import time
 from pathlib import Path
@@ -21,7 +26,8 @@ from swarm_tui.agents.base import AgentState
 from swarm_tui.config.skills import skill_text
 from swarm_tui.errors import AgentNotFound, SwarmError
 from swarm_tui.fleet.fresh import settled
-from swarm_tui.fleet.verdict import Verdict, parse_answer, parse_screen
+from swarm_tui.fleet.store import CANCELLED, DELIVERED, FAILED, UNCERTAIN, Message
+from swarm_tui.fleet.verdict import Verdict, parse_answer, parse_screen, review_number
 
 if TYPE_CHECKING:
     from swarm_tui.fleet.agent import Agent
@@ -30,9 +36,14 @@ if TYPE_CHECKING:
 PENDING, IN_PROGRESS, CLAIMED, JUDGING = "pending", "in-progress", "claimed-done", "judging"
 INCOMPLETE, COMPLETE, STOPPED, NO_VERDICT = "incomplete", "complete", "stopped", "no-verdict"
 OPEN_TASK = (PENDING, IN_PROGRESS, CLAIMED, JUDGING, INCOMPLETE, NO_VERDICT)
-ASK_AGAIN = ("Your answer did not end with a verdict line. End your answer with exactly one "
-             "line: `VERDICT: COMPLETE` or `VERDICT: INCOMPLETE: <reasons>`.")
+# no literal verdict line in here: the judge's CLI echoes it, and only its answer counts
+ASK_AGAIN = ("Review number: {review}\nYour answer did not end with a verdict line for this "
+             "review. End your answer with exactly one line, in one of these two forms, where "
+             "<review number> is {review}:\nVERDICT <review number>: COMPLETE\n"
+             "VERDICT <review number>: INCOMPLETE: <the concrete things that are missing>")
 JUDGE_TURN = 20 * 60  # seconds a judge may take for one review
+TICK = 1.0  # seconds between looks at idle workers and undelivered task prompts
+PROMPT_TRIES = 3  # a task whose prompt fails this often stops and tells the human
 
 
 def task_fields(spec: Any, base: Path) -> dict[str, object]:
@@ -58,11 +69,16 @@ def headline(spec: str) -> str:
 class TaskBoard:
     """Every agent's task queue, the reviews in flight, and the judge pane's log."""
 
+    review_settle = 15.0  # seconds a worker must stay idle before its turn is reviewed
+
     def __init__(self, fleet: Fleet):
         self.fleet = fleet
         self.store = fleet.store
         self._reviews: dict[int, asyncio.Task[None]] = {}
         self.judge_log: list[str] = []  # what the judge pane shows of headless runs
+        self._idle_since: dict[str, float] = {}  # agent -> monotonic time it went idle
+        self._reviewed: dict[int, str] = {}  # task -> digest of the screen last reviewed idle
+        self._prompt_failures: dict[int, int] = {}
 
     # ------------------------------------------------------------------ setup
     def seed(self) -> None:
@@ -115,31 +131,105 @@ class TaskBoard:
 
     # ------------------------------------------------------------------ events
     def kick(self, agent: Agent) -> None:
-        """Inject the agent's current task if it is pending and the agent can take it."""
+        """Queue the agent's current task's prompt if it is pending and not on its way. The
+        task stays pending until the prompt is delivered (`message_settled`)."""
         task = self.current(agent.name)
-        if task is None or task["status"] != PENDING:
+        if task is None or task["status"] != PENDING or task["prompt"]:
             return
-        self.store.update_task(int(task["id"]), status=IN_PROGRESS, started=time.time())
-        self._focus_follows(agent)
+        tid = int(task["id"])
         text = (f"Your task:\n{task['spec']}\n\nWhen it is really done, run "
                 "`swarm done --note \"what you did and how you checked it\"`.")
-        self.fleet.send([agent.name], text, sender="swarm")
+        (msg,) = self.fleet.send([agent.name], text, sender="swarm", task=tid)
+        self.store.update_task(tid, prompt=msg.id)
+        self._focus_follows(agent)
         self.fleet.listener.agent_changed(agent)
+
+    def message_settled(self, agent: Agent, message: Message) -> None:
+        """A message about a task was delivered, failed or dropped."""
+        task = self.store.task(message.task)
+        if task is None or int(str(task["prompt"])) != message.id or task["status"] != PENDING:
+            return
+        tid = int(task["id"])
+        if message.status in (DELIVERED, UNCERTAIN):  # uncertain: most likely typed
+            self.store.update_task(tid, status=IN_PROGRESS, started=time.time())
+            self._prompt_failures.pop(tid, None)
+        elif message.status in (FAILED, CANCELLED):
+            tries = self._prompt_failures[tid] = self._prompt_failures.get(tid, 0) + 1
+            if message.status == FAILED and tries >= PROMPT_TRIES:
+                self.store.update_task(tid, status=STOPPED, prompt=0, reasons=(
+                    f"its prompt could not be delivered {tries} times: {message.detail}"))
+                self.fleet.listener.notice(f"{agent.name}'s task #{tid} stopped: its prompt "
+                                           f"failed {tries} times ({message.detail})")
+                self.kick(agent)
+            else:
+                self.store.update_task(tid, prompt=0)  # sent again when the agent is idle
+        else:
+            return
+        self._focus_follows(agent)
+        self.fleet.listener.agent_changed(agent)
+
+    def obsolete(self, agent: Agent, message: Message) -> str:
+        """Why a message about a task should not be typed any more ("" to type it)."""
+        if not message.task:
+            return ""
+        task = self.store.task(message.task)
+        if task is None:
+            return f"task #{message.task} no longer exists"
+        if int(str(task["prompt"])) == message.id:
+            return "" if task["status"] == PENDING else f"task #{message.task} is " \
+                f"{task['status']}"
+        if task["status"] in (COMPLETE, STOPPED):
+            return f"task #{message.task} is already {task['status']}"
+        return ""
 
     def state_changed(self, agent: Agent, old: AgentState, new: AgentState) -> None:
         if new is AgentState.IDLE:
+            self._idle_since.setdefault(agent.name, time.monotonic())
             self.kick(agent)
-            task = self.current(agent.name)
-            if (old is AgentState.WORKING and task is not None
-                    and task["status"] in (IN_PROGRESS, INCOMPLETE)
-                    and task["review_on_idle"] and not agent.pending):
-                self.review(agent.name, claim="(the agent's turn ended; it did not say done)")
+        else:
+            self._idle_since.pop(agent.name, None)
+
+    def tick(self, now: float | None = None) -> None:
+        """What must not wait for an event: a pending task's prompt for an idle worker (its
+        last one failed), and the review of a worker that has stayed idle with its task open
+        (a settled idle, and a screen that changed since the last review of this kind)."""
+        now = time.monotonic() if now is None else now
+        for name, since in list(self._idle_since.items()):
+            agent = self.fleet.agents.get(name)
+            if agent is None or agent.state is not AgentState.IDLE:
+                self._idle_since.pop(name, None)
+                continue
+            self.kick(agent)
+            if now - since < self.review_settle or agent.pending:
+                continue
+            task = self.current(name)
+            if task is None or task["status"] not in (IN_PROGRESS, INCOMPLETE) \
+                    or not task["review_on_idle"]:
+                continue
+            tid = int(task["id"])
+            running = self._reviews.get(tid)
+            if running is not None and not running.done():
+                continue
+            digest = hashlib.sha1("\n".join(agent.plain_screen()).encode()).hexdigest()
+            if self._reviewed.get(tid) == digest:
+                continue  # nothing new on its screen since the last review: wait for news
+            self._reviewed[tid] = digest
+            self.review(name, claim="(the agent has been idle with its task open; it did not "
+                                    "say done)")
+
+    async def run(self) -> None:
+        while True:
+            self.tick()
+            await asyncio.sleep(TICK)
 
     def done(self, agent_name: str, note: str) -> dict[str, object]:
         (agent,) = self.fleet.resolve([agent_name])
         task = self.current(agent.name)
         if task is None:
             raise SwarmError(f"{agent.name} has no open task to claim done")
+        if task["status"] == PENDING:
+            raise SwarmError(f"{agent.name}'s task #{task['id']} has not been delivered to it "
+                             "yet (its prompt is queued): nothing to claim")
         self.store.update_task(int(task["id"]), status=CLAIMED)
         self.review(agent.name, claim=note or "(no note)")
         return task
@@ -151,6 +241,9 @@ class TaskBoard:
         if task is None:
             raise SwarmError(f"{agent.name} has no open task to review")
         tid = int(task["id"])
+        if task["status"] == PENDING:
+            raise SwarmError(f"{agent.name}'s task #{tid} has not been delivered to it yet "
+                             "(its prompt is queued): nothing to review")
         running = self._reviews.get(tid)
         if running is not None and not running.done():
             return tid
@@ -186,17 +279,18 @@ class TaskBoard:
                                                             + output), output)
                 return
             verify_result = "passed: " + output
+        review = review_number()
         prompt = skill_text("judge", {
-            "agent": agent.name, "spec": str(task["spec"]), "verify": str(task["verify"] or
-                                                                          "(none)"),
+            "review": review, "agent": agent.name, "spec": str(task["spec"]),
+            "verify": str(task["verify"] or "(none)"),
             "verify_result": verify_result, "claim": claim,
             "screen": "\n".join(agent.plain_screen()[-30:]).strip()})
         judge = self.judge_for(task)
         if task["judge_command"]:
-            who = str(task["judge_command"]).split()[0]
-            verdict, raw = await self._headless(str(task["judge_command"]), prompt)
+            who = judge_name(str(task["judge_command"]))
+            verdict, raw = await self._headless(str(task["judge_command"]), prompt, review)
         elif judge is not None:
-            verdict, raw = await self._interactive(judge, prompt)
+            verdict, raw = await self._interactive(judge, prompt, review)
             who = judge.name
         else:
             raise SwarmError("no judge: give the task a `judge` or `judge_command`, or add an "
@@ -217,19 +311,26 @@ class TaskBoard:
         tail = "\n".join(out.strip().splitlines()[-15:])
         return rc == 0, f"exit {rc}" + (f"\n{tail}" if tail else "")
 
-    async def _interactive(self, judge: Agent, prompt: str) -> tuple[Verdict | None, str]:
-        for text in (prompt, ASK_AGAIN):
+    async def _interactive(self, judge: Agent, prompt: str, review: str
+                           ) -> tuple[Verdict | None, str]:
+        """Ask an agent of the fleet. Its screen shows the prompt it was sent (real CLIs
+        echo it) and its older answers: only a line with this review's number that is not
+        part of what it was sent is its verdict."""
+        sent = prompt
+        for text in (prompt, ASK_AGAIN.format(review=review)):
+            sent += "\n" + text
             (msg,) = self.fleet.send([judge.name], text, sender="swarm")
             await settled(self.fleet, judge, msg.id, JUDGE_TURN)
-            screen = judge.plain_screen()
-            verdict = parse_screen(screen)
+            screen = await self.fleet.capture(judge)
+            verdict = parse_screen(screen, review, sent)
             if verdict is not None:
                 return verdict, "\n".join(screen)
         return None, "\n".join(judge.plain_screen())
 
-    async def _headless(self, command: str, prompt: str) -> tuple[Verdict | None, str]:
+    async def _headless(self, command: str, prompt: str, review: str
+                        ) -> tuple[Verdict | None, str]:
         raw = ""
-        for text in (prompt, prompt + "\n\n" + ASK_AGAIN):
+        for text in (prompt, prompt + "\n\n" + ASK_AGAIN.format(review=review)):
             self.judge_log.append(f"$ {command}")
             proc = await asyncio.create_subprocess_shell(
                 command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -243,7 +344,7 @@ class TaskBoard:
             raw = out.decode("utf-8", "replace")
             self.judge_log.extend(raw.splitlines()[-200:])
             del self.judge_log[:-1000]
-            verdict = parse_answer(raw)
+            verdict = parse_answer(raw, review)
             if verdict is not None:
                 return verdict, raw
         return None, raw
@@ -265,11 +366,12 @@ class TaskBoard:
             self.store.update_task(tid, status=STOPPED, rounds=rounds, reasons=verdict.reasons)
             self.fleet.listener.notice(f"{agent.name}'s task stopped after {why}, still "
                                        f"incomplete: {verdict.reasons} — a human should look")
+            self.kick(agent)  # the next task, if any: a stopped task does not block the queue
             return
         self.store.update_task(tid, status=INCOMPLETE, rounds=rounds, reasons=verdict.reasons)
         text = skill_text("reprompt", {"agent": agent.name, "reasons": verdict.reasons,
                                        "task": headline(str(task["spec"]))})
-        self.fleet.send([agent.name], text, sender="swarm")
+        self.fleet.send([agent.name], text, sender="swarm", task=tid)
 
     def _focus_follows(self, agent: Agent) -> None:
         """An agent's focus label follows its current task."""
@@ -279,6 +381,21 @@ class TaskBoard:
             if label and label != agent.focus:
                 agent.focus = label
                 self.store.set_focus(agent.name, label, "task")
+
+
+def judge_name(command: str) -> str:
+    """What a headless judge is called in verdicts: its program's name, past `env`, its
+    VAR=value settings and its options (`env A=1 claude -p` is `claude`)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    for word in words:
+        if word == "env" or word.startswith("-") or ("=" in word and "/" not in
+                                                      word.split("=")[0]):
+            continue
+        return os.path.basename(word) or word
+    return command.strip()[:40] or "headless judge"
 
 
 def family(agent: Agent) -> str:

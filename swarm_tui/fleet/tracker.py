@@ -6,11 +6,14 @@ idle needs the adapter's quiet time. The clock is passed in, so tests control ti
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from swarm_tui.agents.base import Adapter, AgentState, Reading
 
 SETTLE = 0.3  # seconds a non-idle state must hold before it is shown
+QUIET_MAX = 30.0  # seconds: the longest quiet time a periodic printer can teach the tracker
+READY_QUIET = 3.0  # seconds a box whose chrome cannot tell must stay quiet to take a message
 
 
 @dataclass
@@ -26,12 +29,24 @@ class StateTracker:
     _candidate_since: float = 0.0
     signal: AgentState | None = None  # from the CLI itself (hooks); wins until new output
     signal_at: float = 0.0
+    unreachable: bool = False  # the host's link is down
+    quiet_needed: float = 0.0  # idle from quiet time alone needs this long (learned)
 
     def __post_init__(self) -> None:
         self.since = self.started
         self.last_output = self.started
+        self.quiet_needed = self.adapter.idle_quiet
 
     def output(self, now: float) -> None:
+        if self.state is AgentState.IDLE and self.reading.state is None \
+                and now - self.since < 10 * self.quiet_needed:
+            # idle from quiet alone, then output again soon: a command that prints every few
+            # seconds, not one that finished. Wait longer than that gap before calling idle.
+            gap = now - self.last_output
+            if gap <= 5 * self.adapter.idle_quiet:  # longer gaps are rests, not a rhythm
+                self.quiet_needed = min(QUIET_MAX, max(self.quiet_needed, gap * 1.5))
+        elif self.state is AgentState.IDLE and now - self.since >= 10 * self.quiet_needed:
+            self.quiet_needed = self.adapter.idle_quiet  # a real rest: forget what was learned
         self.last_output = now
 
     def screen(self, reading: Reading) -> None:
@@ -43,10 +58,12 @@ class StateTracker:
     def _wanted(self, now: float) -> AgentState:
         if self.dead:
             return AgentState.EXITED
+        if self.unreachable:
+            return AgentState.UNREACHABLE
         if self.signal is not None and self.signal_at >= self.last_output:
             return self.signal  # the CLI said so, and has drawn nothing since
         seen = self.reading.state
-        quiet = now - self.last_output >= self.adapter.idle_quiet
+        quiet = now - self.last_output >= self.quiet_needed
         if seen is None:  # the screen cannot tell: output means work, quiet means idle
             if self.adapter.reads_input_box and self.state is AgentState.STARTING:
                 return AgentState.STARTING  # a blank screen before the CLI draws its box
@@ -63,6 +80,8 @@ class StateTracker:
     def _hold(self, wanted: AgentState) -> float:
         if self.signal is not None and wanted is self.signal \
                 and self.signal_at >= self.last_output:
+            return 0.0
+        if wanted is AgentState.UNREACHABLE:
             return 0.0
         if wanted is not AgentState.IDLE:
             return SETTLE
@@ -91,7 +110,7 @@ class StateTracker:
         if seen is not None and seen is not self.state and not self.dead:
             return self.since  # the screen already disagrees (e.g. after `typed`): look now
         if self.reading.state is None and self.state is not AgentState.IDLE and not self.dead:
-            return self.last_output + self.adapter.idle_quiet
+            return self.last_output + self.quiet_needed
         return None
 
     def typed(self, now: float) -> None:
@@ -100,12 +119,21 @@ class StateTracker:
         if self.state is AgentState.IDLE:
             self.state, self.since, self._candidate = AgentState.WORKING, now, None
 
-    @property
-    def ready(self) -> bool:
+    def ready_at(self, now: float) -> bool:
         """Input box ready for a message: idle, and, where the CLI draws an input box, the
-        latest screen shows it idle (the shown state lags the screen by a moment)."""
+        latest screen shows it idle (the shown state lags the screen by a moment). A box
+        whose surroundings cannot tell (an error line above it, say) is ready once it has
+        been quiet for a while: a queue must not wait for a screen that will never change."""
         if self.state is not AgentState.IDLE:
             return False
         if self.adapter.reads_input_box:
-            return self.reading.state is AgentState.IDLE and self.reading.draft is not None
+            if self.reading.draft is None:
+                return False
+            if self.reading.state is AgentState.IDLE:
+                return True
+            return self.reading.state is None and now - self.last_output >= READY_QUIET
         return True  # no readable box: idle (quiet, or the CLI's own signal) is all we know
+
+    @property
+    def ready(self) -> bool:
+        return self.ready_at(time.monotonic())

@@ -18,6 +18,7 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -49,6 +50,9 @@ class FakeLLM:
     default: Reply = field(default_factory=Reply)
     script: deque[Reply] = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
+    # when set, answers every main request with what it returns for the last user text
+    # (after the script is used up): a model whose answer depends on what it was asked
+    respond: Callable[[str], str] | None = None
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -85,6 +89,9 @@ class FakeLLM:
         with self._lock:
             if self.script and not _is_side_request(body):
                 return self.script.popleft()
+            respond = self.respond
+        if respond is not None and not _is_side_request(body):
+            return Reply(respond(last_user_text(body) or ""))
         return self.default
 
     def record(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> None:

@@ -45,7 +45,7 @@ async def test_verify_fails_then_judge_passes_then_next_task(sandbox, start_flee
     await async_wait_until(lambda: statuses(run, "Wes")[0] == "complete", 30,
                            "the judge to pass the first task", run.screens)
     assert ("Jude", "complete") in verdicts(run, "Wes")
-    assert any("VERDICT: COMPLETE" in t for t in sandbox.received("Jude"))  # the review prompt
+    assert any("VERDICT <review number>: COMPLETE" in t for t in sandbox.received("Jude"))
     await async_wait_until(lambda: any(t.startswith("Your task:\nDocument the thing")
                                        for t in sandbox.received("Wes")), 15,
                            "the next task", run.screens)
