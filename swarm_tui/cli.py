@@ -34,13 +34,17 @@ def _parser() -> argparse.ArgumentParser:
                                 "coding agents running in tmux.")
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
 
+    fresh_help = ("start from a clean journal: the old one (queued messages, tasks, "
+                  "verdicts) is kept aside, renamed with the time, in the state directory")
     demo = sub.add_parser("demo", help="start the built-in demo fleet of mock agents")
     demo.add_argument("--headless", action="store_true", help="run the engine without the UI")
+    demo.add_argument("--fresh", action="store_true", help=fresh_help)
 
     up = sub.add_parser("up", help="start (or re-attach to) a fleet from a layout, and watch it")
     up.add_argument("layout", nargs="?", default="",
                     help="a layout file, or a name in layouts/ (none: choose from the list)")
     up.add_argument("--headless", action="store_true", help="run the engine without the UI")
+    up.add_argument("--fresh", action="store_true", help=fresh_help)
 
     sub.add_parser("layouts", help="list saved layouts (project and user) with a summary")
 
@@ -83,12 +87,12 @@ def main(argv: list[str] | None = None) -> None:
 
 # ---------------------------------------------------------------------------- fleet owner
 def cmd_demo(args: argparse.Namespace) -> int:
-    return _up(str(ROOT / "layouts" / "demo.toml"), args.headless)
+    return _up(str(ROOT / "layouts" / "demo.toml"), args.headless, args.fresh)
 
 
 def cmd_up(args: argparse.Namespace) -> int:
     layout = args.layout or _choose_layout()
-    return _up(layout, args.headless)
+    return _up(layout, args.headless, args.fresh)
 
 
 def _layouts() -> list[tuple[str, str, Path]]:
@@ -136,8 +140,9 @@ def _choose_layout() -> str:
     return answer
 
 
-def _up(layout_arg: str, headless: bool) -> int:
+def _up(layout_arg: str, headless: bool, fresh: bool = False) -> int:
     from swarm_tui.config.layout import load_layout, resolve_layout
+    from swarm_tui.errors import FleetBusy
     from swarm_tui.fleet.lock import FleetLock
     from swarm_tui.fleet.store import Store
     from swarm_tui.hosts.local import check_tmux
@@ -145,13 +150,55 @@ def _up(layout_arg: str, headless: bool) -> int:
     loaded = load_layout(resolve_layout(layout_arg))
     check_tmux()
     lock = FleetLock(paths.lock_path(loaded.fleet), loaded.fleet)
-    lock.acquire()
-    store = Store(paths.db_path(loaded.fleet))
+    try:
+        lock.acquire()
+    except FleetBusy as exc:
+        if not fresh:
+            raise
+        raise FleetBusy(f"--fresh: fleet {loaded.fleet!r} is running (swarm pid "
+                        f"{_owner_pid(loaded.fleet)}) and its journal is in use: stop it "
+                        "first (quit its UI, or `swarm down` it), then start it with --fresh"
+                        ) from exc
+    kept = paths.set_aside_journal(loaded.fleet) if fresh else None
+    try:
+        store = Store(paths.db_path(loaded.fleet))
+    except BaseException:
+        lock.release()
+        raise
+    if kept is not None:
+        _keep_tokens(kept, store)
+        print(f"swarm: fleet {loaded.fleet!r} starts from a clean journal; the old one is kept "
+              f"as {kept}", flush=True)
     try:
         return asyncio.run(_run_fleet(loaded, store, headless))
     finally:
         store.close()
         lock.release()
+
+
+def _owner_pid(fleet: str) -> str:
+    try:
+        return paths.lock_path(fleet).read_text().strip() or "?"
+    except OSError:
+        return "?"
+
+
+def _keep_tokens(kept: Path, store: Any) -> None:
+    """Agents still running from before keep their identity: their SWARM_TOKEN is carried
+    into the clean journal (tokens only, no focus, messages or tasks)."""
+    import sqlite3
+
+    try:
+        old = sqlite3.connect(f"file:{kept}?mode=ro", uri=True)
+        try:
+            rows = old.execute("SELECT name, token FROM agents").fetchall()
+        finally:
+            old.close()
+    except sqlite3.Error:
+        return  # unreadable: the agents get new tokens when they are next started
+    for name, token in rows:
+        store.db.execute("INSERT OR IGNORE INTO agents(name, token) VALUES (?, ?)",
+                         (name, token))
 
 
 async def _run_fleet(loaded: Any, store: Any, headless: bool) -> int:

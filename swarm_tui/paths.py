@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]")
@@ -21,7 +22,16 @@ def state_dir() -> Path:
         xdg = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
         base = Path(xdg) / "swarm"
     base.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if base.stat().st_mode & 0o077:
+        os.chmod(base, 0o700)  # journals hold tokens and every message
     return base
+
+
+def private_dir(path: Path) -> Path:
+    """`path` as a 0700 directory (created if needed): runtime files of one fleet."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path, 0o700)
+    return path
 
 
 def run_dir() -> Path:
@@ -47,6 +57,27 @@ def lock_path(fleet: str) -> Path:
 
 def db_path(fleet: str) -> Path:
     return state_dir() / f"{fleet_slug(fleet)}.sqlite3"
+
+
+JOURNAL_FILES = ("", "-wal", "-shm")  # SQLite's WAL mode keeps a journal in three files
+
+
+def set_aside_journal(fleet: str) -> Path | None:
+    """Move the fleet's journal out of the way, for a fresh start: renamed with a timestamp,
+    in the same directory, with its -wal and -shm (uncheckpointed writes live there). Returns
+    where it went, or None if there was none. Call it only while holding the fleet's lock."""
+    db = db_path(fleet)
+    present = [suffix for suffix in JOURNAL_FILES if Path(f"{db}{suffix}").exists()]
+    if not present:
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    kept, n = db.with_name(f"{fleet_slug(fleet)}.{stamp}.sqlite3"), 1
+    while any(Path(f"{kept}{suffix}").exists() for suffix in JOURNAL_FILES):
+        kept, n = db.with_name(f"{fleet_slug(fleet)}.{stamp}-{n}.sqlite3"), n + 1
+    # the -wal first: a new journal must never find an old -wal under its name and replay it
+    for suffix in sorted(present, key=lambda s: s == ""):
+        Path(f"{db}{suffix}").rename(f"{kept}{suffix}")
+    return kept
 
 
 def tmux_socket_name(fleet: str) -> str:
