@@ -308,7 +308,12 @@ def cmd_messages(args: argparse.Namespace, run_dir: Path) -> int:
 def cmd_fresh(args: argparse.Namespace, run_dir: Path) -> int:
     reply = _ask(args, run_dir, {"op": "fresh", "agent": args.name,
                                  "handoff": not args.no_handoff})
-    print(f"{reply['agent']}: fresh start begun (handoff note, new conversation, re-inject)")
+    if args.no_handoff:
+        print(f"{reply['agent']}: fresh start begun (no handoff note: new conversation, then "
+              "its focus re-injected)")
+    else:
+        print(f"{reply['agent']}: fresh start begun (handoff note, new conversation, then its "
+              "focus and the note re-injected)")
     return 0
 
 

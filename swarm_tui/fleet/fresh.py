@@ -46,20 +46,32 @@ async def settled(fleet: Fleet, agent: Agent, message_id: int, timeout: float) -
             pass
 
 
+def handoff_path(fleet: Fleet, agent: Agent) -> str:
+    """Where the agent writes its handoff note: swarm's private state directory on the
+    agent's host, never its working directory (a source tree the note would litter)."""
+    state = fleet.link_of(agent).host.launch_context().state_dir
+    if not state:
+        raise SwarmError(f"{agent.name}: fresh start stopped: its host has no state directory")
+    return f"{state}/handoff-{agent.name}.md"
+
+
 async def fresh_start(fleet: Fleet, agent: Agent, handoff: bool = True) -> str:
     """Run the whole fresh start; returns what was re-injected."""
     host = fleet.link_of(agent).host
     note = "(no handoff note was asked for)"
     if handoff:
-        path = f".swarm/handoff-{agent.name}.md"
-        cwd = agent.spec.cwd or "."
-        await host.shell(f"mkdir -p {shlex.quote(cwd)}/.swarm && rm -f "
-                         f"{shlex.quote(cwd)}/{shlex.quote(path)}")
+        path = handoff_path(fleet, agent)
+        folder = shlex.quote(path.rsplit("/", 1)[0])
+        rc, out = await host.shell(f"mkdir -p {folder} && chmod 700 {folder} && rm -f "
+                                   f"{shlex.quote(path)}")
+        if rc != 0:
+            raise SwarmError(f"{agent.name}: fresh start stopped: cannot prepare {folder} on "
+                             f"host {host.name}: {out.strip()}")
         text = skill_text("handoff", {"path": path, "agent": agent.name,
                                       "focus": agent.focus}, fallback=HANDOFF)
         (msg,) = fleet.send([agent.name], text, sender="swarm")
         await settled(fleet, agent, msg.id, TURN_TIMEOUT)
-        rc, out = await host.shell(f"cat {shlex.quote(cwd)}/{shlex.quote(path)}")
+        rc, out = await host.shell(f"cat {shlex.quote(path)}")
         note = out.strip() if rc == 0 and out.strip() else "(the agent wrote no handoff note)"
     command = agent.adapter.fresh_command
     if command:

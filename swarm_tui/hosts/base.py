@@ -19,6 +19,9 @@ class LaunchContext:
     mock_agent: str  # shell words that start the mock agent
     bin_dir: str  # a directory holding `swarm`, put first on each agent's PATH
     socket: str  # SWARM_SOCKET for agents on this host
+    # swarm's private (0700) directory for this fleet's runtime files on this host, such as
+    # handoff notes: never the agent's working directory, which may be a source tree
+    state_dir: str = ""
 
 
 class Host(Protocol):

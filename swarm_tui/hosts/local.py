@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from swarm_tui import paths
 from swarm_tui.errors import TmuxError
 from swarm_tui.hosts.base import LaunchContext
 from swarm_tui.tmux.client import MIN_TMUX, ControlClient, parse_version
@@ -78,6 +79,7 @@ class LocalHost:
             mock_agent=shlex.join([sys.executable, "-m", "swarm_tui.agents.mock"]),
             bin_dir=str(Path(sys.executable).parent),
             socket=self.socket_path,
+            state_dir=str(paths.state_dir() / "fleets" / paths.fleet_slug(self.session)),
         )
 
     async def shell(self, command: str, timeout: float = 30.0) -> tuple[int, str]:

@@ -228,6 +228,7 @@ class SSHHost:
             mock_agent=f"{python} {shlex.quote(self.dir + '/bin/swarm-mock-agent')}",
             bin_dir=f"{self.dir}/bin",
             socket=self.remote_socket,
+            state_dir=self.dir,  # 0700, per fleet and host, beside the socket and client
         )
 
     def attach_argv(self, window: str) -> list[str]:
