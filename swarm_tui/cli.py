@@ -285,10 +285,34 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     loaded = load_layout(resolve_layout(args.layout))
     reports = asyncio.run(doctor(loaded))
+    table = loaded.layout.host_table()
     width = max(len(r.host) for r in reports)
     for r in reports:
-        print(f"{r.host.ljust(width)}  {'ok  ' if r.ok else 'FAIL'}  {r.line}")
+        tried = f"{_ssh_target(table[r.host].ssh)}: " if not r.ok and r.host in table else ""
+        print(f"{r.host.ljust(width)}  {'ok  ' if r.ok else 'FAIL'}  {tried}{r.line}")
     return 0 if all(r.ok for r in reports) else 1
+
+
+def _ssh_target(destination: str) -> str:
+    """What swarm tried for an SSH host: the layout's destination and, read through the SSH
+    config as asyncssh reads it, user@address:port (and the jump host)."""
+    import asyncssh
+
+    from swarm_tui.config.hosts import parse_destination
+    from swarm_tui.hosts.ssh import ssh_config_paths
+
+    user, address, port = parse_destination(destination)
+    given: dict[str, Any] = {"port": port} if port else {}
+    if user:
+        given["username"] = user
+    try:
+        opts = asyncssh.SSHClientConnectionOptions(config=ssh_config_paths(), host=address,
+                                                   **given)
+    except (OSError, ValueError, asyncssh.Error):
+        return f"ssh {destination}"
+    host = f"[{opts.host}]" if ":" in opts.host else opts.host
+    via = f" via {opts.tunnel}" if isinstance(opts.tunnel, str) and opts.tunnel else ""
+    return f"ssh {destination} ({opts.username}@{host}:{opts.port}{via})"
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 MAX_MESSAGE_BYTES = 3 * 1024 * 1024  # the socket takes requests up to 4 MiB
+PENDING = ("queued", "sending")  # not delivered yet, and still going to be
+EXIT_STILL_QUEUED = 3  # `send --wait`: not delivered in time, but it will be (not failed: 1)
+BUILT_IN_VARS = ("agent", "focus", "task")  # swarm fills these in for every recipient
 
 
 def fleet_slug(name: str) -> str:
@@ -195,7 +198,7 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Nam
     if "--" in rest:
         cut = rest.index("--")
         rest, tail = rest[:cut], rest[cut + 1 :]
-    args = subs.choices[verb].parse_intermixed_args(rest)
+    args: argparse.Namespace = subs.choices[verb].parse_intermixed_args(rest)
     args.verb = verb
     if tail:
         args.args = [*(getattr(args, "args", None) or []), *tail]
@@ -232,19 +235,54 @@ def cmd_send(args: argparse.Namespace, run_dir: Path) -> int:
         if not eq or not key:
             raise ClientError(f"--param {p!r}: write NAME=VALUE")
         params[key] = value
+    if params and not args.skill:
+        raise ClientError("--param fills in a skill's parameters: give the skill with --skill")
     size = len(text.encode("utf-8", "replace"))
     if size > MAX_MESSAGE_BYTES:
         raise ClientError(f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES} bytes "
                           "(send a path to a file instead)")
+    if args.skill:
+        _check_skill(args, run_dir, args.skill, params)
     reply = _ask(args, run_dir, {"op": "send", "to": names, "all": args.all, "role": args.role,
                                  "text": text, "skill": args.skill, "params": params,
                                  "wait": args.wait}, timeout=args.wait + 30)
-    failed = 0
+    failed, waiting = 0, []
     for m in reply["messages"]:
         detail = f" ({m['detail']})" if m["detail"] else ""
-        print(f"#{m['id']} to {m['to']}: {m['status']}{detail}")
+        if args.wait and m["status"] in PENDING:
+            print(f"#{m['id']} to {m['to']}: still {m['status']} after {args.wait:g} s: it "
+                  f"stays in {m['to']}'s queue and will be delivered when {m['to']} is ready")
+            waiting.append(f"#{m['id']}")
+        else:
+            print(f"#{m['id']} to {m['to']}: {m['status']}{detail}")
         failed += m["status"] in ("failed", "uncertain")
-    return 1 if failed else 0
+    if failed:
+        return 1
+    if waiting:
+        print(f"swarm: not delivered within {args.wait:g} s: {', '.join(waiting)} still "
+              "queued; they will be delivered, do not send them again (`swarm messages` "
+              "shows when)", file=sys.stderr)
+        return EXIT_STILL_QUEUED
+    return 0
+
+
+def _check_skill(args: argparse.Namespace, run_dir: Path, name: str,
+                 params: dict[str, str]) -> None:
+    """Refuse an unknown skill, or a parameter the skill does not take, before anything is
+    queued: one line naming the skills there are, or the skill's parameters."""
+    listing = _ask(args, run_dir, {"op": "skills", "show": ""})
+    skills = {s["name"]: s for s in listing["skills"]}
+    if name not in skills:
+        raise ClientError(f"unknown skill {name!r} (skills: {', '.join(sorted(skills))})")
+    declared: dict[str, str | None] = skills[name]["params"]
+    unknown = [k for k in params if k not in declared and k not in BUILT_IN_VARS]
+    if unknown:  # a variable the body uses without declaring it is a parameter too
+        body = _ask(args, run_dir, {"op": "skills", "show": name})["body"]
+        unknown = [k for k in unknown if "{" + k + "}" not in body]
+    if unknown:
+        takes = ", ".join(k if v is None else f"{k}={v}" for k, v in declared.items())
+        raise ClientError(f"skill {name!r} has no parameter {unknown[0]!r} ("
+                          + (f"its parameters: {takes})" if takes else "it takes none)"))
 
 
 def _age(ts: float) -> str:
@@ -370,10 +408,18 @@ def cmd_remind(args: argparse.Namespace, run_dir: Path) -> int:
                                              "text": args.text, "skill": args.skill,
                                              "action": "fresh" if args.fresh else ""}.items()
                            if v}
+        if args.skill:
+            _check_skill(args, run_dir, args.skill, {})
     elif args.action != "list" and not args.id:
         raise ClientError(f"swarm remind {args.action} needs the reminder's ID "
                           "(see `swarm remind list`)")
-    reply = _ask(args, run_dir, payload)
+    try:
+        reply = _ask(args, run_dir, payload)
+    except ClientError as exc:
+        field = str(exc).split(":", 1)[0]
+        if args.action == "add" and field in ("every", "idle", "at"):
+            raise ClientError(f"--{exc}") from None  # the flag the user typed
+        raise
     if "id" in reply:
         print(f"reminder #{reply['id']} added")
     for rid, agent in reply.get("fired", []):
