@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
 from textual.containers import Container, Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Label
@@ -21,7 +21,9 @@ from swarm_tui.config.skills import load_skills
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.ui.bridge import UiBridge
+from swarm_tui.ui.help import HelpScreen, Section
 from swarm_tui.ui.judge import JudgePane
+from swarm_tui.ui.keys import FLEET_KEYS, bindings_of, key_text, palette_commands
 from swarm_tui.ui.messages import MessagesScreen
 from swarm_tui.ui.prompt import FocusScreen, PromptScreen, Target
 from swarm_tui.ui.reminders import RemindersScreen
@@ -60,30 +62,7 @@ class SwarmApp(App[str]):
     CSS_PATH = Path(__file__).with_name("swarm.tcss")
     TITLE = "swarm"
 
-    BINDINGS = [
-        Binding("left,h", "move(-1, 0)", "Left", show=False, id="left"),
-        Binding("right,l", "move(1, 0)", "Right", show=False, id="right"),
-        Binding("up,k", "move(0, -1)", "Up", show=False, id="up"),
-        Binding("down,j", "move(0, 1)", "Down", show=False, id="down"),
-        Binding("pagedown,close_bracket", "page(1)", "Next page", id="next_page"),
-        Binding("pageup,open_bracket", "page(-1)", "Prev page", id="prev_page"),
-        Binding("enter,z", "zoom", "Zoom", id="zoom"),
-        Binding("space", "mark", "Mark", id="mark"),
-        Binding("i", "prompt('selection')", "Prompt", id="prompt"),
-        Binding("a", "prompt('all')", "Prompt all", id="prompt_all"),
-        Binding("r", "prompt('role')", "Prompt role", id="prompt_role"),
-        Binding("f", "focus_label", "Focus label", id="focus_label"),
-        Binding("t", "attach", "Attach", id="attach"),
-        Binding("F", "fresh", "Fresh start", id="fresh"),
-        Binding("T", "task", "New task", id="task"),
-        Binding("j", "review", "Judge now", id="review"),
-        Binding("J", "judge_pane", "Judge pane", id="judge_pane"),
-        Binding("R", "reminders", "Reminders", id="reminders"),
-        Binding("S", "save", "Save layout", id="save"),
-        Binding("m", "messages", "Messages", id="messages"),
-        Binding("question_mark", "help", "Help", id="help"),
-        Binding("q", "quit_ui", "Quit", id="quit"),
-    ]
+    BINDINGS = FLEET_KEYS
 
     def __init__(self, fleet: Fleet) -> None:
         super().__init__()
@@ -299,8 +278,12 @@ class SwarmApp(App[str]):
             self._draw_states()
             self._draw_sidebar()
 
+    def select_name(self, name: str) -> None:
+        if name in self.order:
+            self.select(self.order.index(name))
+
     def on_sidebar_picked(self, event: Sidebar.Picked) -> None:
-        self.select(self.order.index(event.name))
+        self.select_name(event.name)
 
     def on_click(self, event: object) -> None:
         widget = getattr(event, "widget", None)
@@ -315,14 +298,17 @@ class SwarmApp(App[str]):
         roles = sorted({a.role for a in self.fleet.agents.values()})
         for role in roles:
             names = tuple(a.name for a in self.fleet.agents.values() if a.role == role)
-            out.append(Target(f"role {role} ({len(names)})", names))
+            out.append(Target(f"role {role} ({len(names)})", names, role))
         return out
 
     def action_prompt(self, which: str = "selection", text: str = "") -> None:
         if not self.order:
             return
-        start = {"selection": 0, "all": 1, "role": 2}.get(which, 0)
         targets = self.targets()
+        start = {"selection": 0, "all": 1}.get(which, 0)
+        if which == "role":
+            role = self.fleet.agents[self.order[self.selected]].role
+            start = next(i for i, t in enumerate(targets) if i >= 2 and t.role == role)
         self.push_screen(PromptScreen(targets, min(start, len(targets) - 1), text),
                          self._prompted)
 
@@ -425,51 +411,36 @@ class SwarmApp(App[str]):
         self.push_screen(MessagesScreen(self.fleet.store))
 
     def action_help(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
-        else:
-            self.action_show_help_panel()
+        sections: list[Section] = [
+            ("the fleet view", self.BINDINGS),
+            (self._opened_by("the prompt", "prompt", "prompt_all", "prompt_role"),
+             PromptScreen.BINDINGS),
+            (self._opened_by("the one-line editor", "focus_label", "save"),
+             FocusScreen.BINDINGS),
+            (self._opened_by("the task editor", "task"), TaskScreen.BINDINGS),
+            (self._opened_by("the reminders panel", "reminders"), RemindersScreen.BINDINGS),
+            (self._opened_by("the messages log", "messages"), MessagesScreen.BINDINGS),
+        ]
+        self.push_screen(HelpScreen(sections))
+
+    def action_show_help_panel(self) -> None:
+        """Textual's own "Keys" command shows our help: every key, every screen."""
+        self.action_help()
+
+    def _opened_by(self, title: str, *ids: str) -> str:
+        keys = [key_text(b.key) for b in bindings_of(self.BINDINGS) if b.id in ids]
+        return f"{title} ({', '.join(keys)})"
 
     def action_quit_ui(self) -> None:
         self.exit(f"agents of fleet {self.fleet.name!r} keep running: `swarm up` re-attaches, "
                   "`swarm down` stops them")
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Prompt selected agents", "Inject a message (i)",
-                            lambda: self.action_prompt("selection"))
-        yield SystemCommand("Prompt all agents", "Inject into every agent (a)",
-                            lambda: self.action_prompt("all"))
-        yield SystemCommand("Prompt a role", "Inject into every agent of a role (r)",
-                            lambda: self.action_prompt("role"))
-        yield SystemCommand("Zoom", "Show the selected agent full size (enter)",
-                            self.action_zoom)
-        yield SystemCommand("Mark agent", "Add/remove the selected agent (space)",
-                            self.action_mark)
-        yield SystemCommand("Edit focus label", "Change the selected agent's focus (f)",
-                            self.action_focus_label)
-        yield SystemCommand("Attach to agent", "Full tmux control, C-b d returns (t)",
-                            self.action_attach)
-        yield SystemCommand("Messages", "Who said what to whom (m)", self.action_messages)
-        yield SystemCommand("Fresh start", "Handoff note, new conversation, re-inject (F)",
-                            self.action_fresh)
-        yield SystemCommand("New task", "Give the selected agent a task (T)", self.action_task)
-        yield SystemCommand("Judge now", "Review the selected agent's task (j)",
-                            self.action_review)
-        yield SystemCommand("Judge pane", "Show or hide the judge pane (J)",
-                            self.action_judge_pane)
-        yield SystemCommand("Reminders", "List, pause, snooze, fire, edit reminders (R)",
-                            self.action_reminders)
-        yield SystemCommand("Save layout", "Write the running fleet as a layout (S)",
-                            self.action_save)
-        yield SystemCommand("Next page", "Next page of tiles (pagedown / ])",
-                            lambda: self.action_page(1))
-        yield SystemCommand("Previous page", "Previous page of tiles (pageup / [)",
-                            lambda: self.action_page(-1))
+        yield from palette_commands(self, self.BINDINGS)
         for skill in sorted(load_skills()[0].values(), key=lambda s: s.name):
             yield SystemCommand(f"Skill: {skill.name}", skill.description,
-                                lambda n=skill.name: self.action_prompt(  # type: ignore[misc]
-                                    "selection", f"/{n} "))
+                                partial(self.action_prompt, "selection", f"/{skill.name} "))
         for name in self.order:
             yield SystemCommand(f"Go to {name}", f"Select agent {name}",
-                                lambda n=name: self.select(self.order.index(n)))  # type: ignore[misc]
+                                partial(self.select_name, name))

@@ -49,7 +49,7 @@ class JudgePane(Vertical):
         text = Text("verdicts\n", style="bold")
         rows = []
         for task in self.fleet.store.tasks():
-            for when, who, verdict, reasons in self.fleet.store.verdicts(int(task["id"])):
+            for when, who, verdict, reasons in self.fleet.store.verdicts(int(str(task["id"]))):
                 rows.append((when, str(task["agent"]), who, verdict, reasons))
         for when, agent, who, verdict, reasons in sorted(rows)[-8:]:
             text.append(time.strftime("%H:%M ", time.localtime(when)), style="grey50")

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from swarm_tui.fleet.store import Store
+from swarm_tui.ui.keys import hint
 
 STATUS_STYLE = {"delivered": "green", "queued": "yellow", "sending": "cyan",
                 "failed": "bold red", "uncertain": "magenta"}
@@ -28,7 +29,7 @@ class MessagesScreen(ModalScreen[None]):
         with Horizontal(id="messages-box"):
             yield DataTable(id="messages-table", cursor_type="row", zebra_stripes=True)
             yield Static(id="talk-graph")
-        yield Label("esc close", id="prompt-help")
+        yield Label(hint(self.BINDINGS), id="prompt-help")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, TextArea
 
 from swarm_tui.config.skills import load_skills
+from swarm_tui.ui.fields import after_typed
+from swarm_tui.ui.keys import hint
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,7 @@ class Target:
 
     label: str
     names: tuple[str, ...]
+    role: str = ""  # set when the target is every agent of this role
 
 
 class PromptScreen(ModalScreen[tuple[Target, str] | None]):
@@ -27,10 +30,11 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
     `/name key=value` inserts a skill: tab completes its name, a preview shows below."""
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("enter", "send", "Send", priority=True),
+        Binding("enter", "send", "Send", priority=True, tooltip="queue it for the target"),
         Binding("ctrl+j", "newline", "New line", priority=True),
-        Binding("tab", "next_target", "Next target", priority=True),
+        Binding("tab", "next_target", "Next target", priority=True,
+                tooltip="selection, all agents, each role; after /word: complete a skill"),
+        Binding("escape", "cancel", "Cancel"),
     ]
 
     def __init__(self, targets: list[Target], start: int = 0, text: str = "") -> None:
@@ -44,8 +48,7 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
             yield Label("", id="prompt-target")
             yield TextArea(id="prompt-text", soft_wrap=True, show_line_numbers=False)
             yield Static(id="prompt-skill")
-            yield Label("enter send · ctrl+j new line · tab change target (or complete /skill)"
-                        " · esc cancel", id="prompt-help")
+            yield Label(hint(self.BINDINGS), id="prompt-help")
 
     def on_mount(self) -> None:
         self._show_target()
@@ -93,6 +96,9 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
         self.query_one("#prompt-target", Label).update(f"To: {self.targets[self.index].label}")
 
     def action_next_target(self) -> None:
+        after_typed([self.query_one(TextArea)], self._next_target)
+
+    def _next_target(self) -> None:
         word = self._skill_word()
         if word is not None:
             skills, _ = load_skills()
@@ -110,6 +116,11 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
         self.query_one(TextArea).insert("\n")
 
     def action_send(self) -> None:
+        after_typed([self.query_one(TextArea)], self._send)
+
+    def _send(self) -> None:
+        if not self.is_current:
+            return  # sent already
         text = self.query_one(TextArea).text
         if not text.strip():
             self.notify("Empty message: type something, or esc to cancel", severity="warning")
@@ -123,7 +134,8 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
 class FocusScreen(ModalScreen[str | None]):
     """Edit one line: an agent's focus label (or any other short answer)."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("enter", "save", "Save", priority=True),
+                Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, agent: str, current: str, title: str = "") -> None:
         super().__init__()
@@ -135,13 +147,17 @@ class FocusScreen(ModalScreen[str | None]):
         with Vertical(id="focus-box"):
             yield Label(self.title_text)
             yield Input(value=self.current, id="focus-input", placeholder="one focus label")
-            yield Label("enter save · esc cancel", id="prompt-help")
+            yield Label(hint(self.BINDINGS), id="prompt-help")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value)
+    def action_save(self) -> None:
+        after_typed([self.query_one(Input)], self._save)
+
+    def _save(self) -> None:
+        if self.is_current:
+            self.dismiss(self.query_one(Input).value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

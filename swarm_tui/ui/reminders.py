@@ -12,16 +12,17 @@ from textual.widgets import DataTable, Input, Label
 
 from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.engine import Fleet
+from swarm_tui.ui.keys import hint
 
 
 class RemindersScreen(ModalScreen[None]):
     BINDINGS = [
-        Binding("escape,q", "dismiss_screen", "Close"),
         Binding("p", "pause", "Pause/resume"),
         Binding("s", "snooze", "Snooze 10m"),
         Binding("f", "fire", "Fire now"),
-        Binding("e", "edit", "Edit text"),
+        Binding("e", "edit", "Edit text", tooltip="enter saves"),
         Binding("d", "delete", "Delete"),
+        Binding("escape,q", "dismiss_screen", "Close"),
     ]
 
     def __init__(self, fleet: Fleet) -> None:
@@ -33,8 +34,7 @@ class RemindersScreen(ModalScreen[None]):
             yield Label("Reminders", id="prompt-target")
             yield DataTable(id="reminders-table", cursor_type="row")
             yield Input(id="reminder-edit", placeholder="new text, enter to save")
-            yield Label("p pause/resume · s snooze 10m · f fire now · e edit · d delete · "
-                        "esc close", id="prompt-help")
+            yield Label(hint(self.BINDINGS), id="prompt-help")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

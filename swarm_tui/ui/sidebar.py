@@ -16,7 +16,7 @@ from swarm_tui.ui.tiles import STATE_MARKS, quiet_for
 
 STATE_STYLES = {
     "starting": "grey62", "working": "bold green", "idle": "yellow",
-    "needs-permission": "bold magenta", "exited": "red",
+    "needs-permission": "bold magenta", "exited": "red", "unreachable": "grey50",
 }
 BARS = " ▁▂▃▄▅▆▇█"
 

@@ -33,10 +33,10 @@ def quiet_for(ts: float, now: float) -> str:
 
 STATE_CLASSES = {
     "starting": "-starting", "working": "-working", "idle": "-idle",
-    "needs-permission": "-permission", "exited": "-exited",
+    "needs-permission": "-permission", "exited": "-exited", "unreachable": "-unreachable",
 }
 STATE_MARKS = {"starting": "◌", "working": "●", "idle": "○", "needs-permission": "?",
-               "exited": "✕"}
+               "exited": "✕", "unreachable": "⚠"}
 
 
 _CONSOLE = Console(width=10_000, color_system="truecolor", force_terminal=True)

@@ -7,6 +7,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -16,6 +17,13 @@ from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.fleet.store import Store
 from swarm_tui.testing.waiting import async_wait_until
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.widget import Widget
+
+    from swarm_tui.agents.mock_adapter import MockAdapter
+    from swarm_tui.ui.app import SwarmApp
 
 FAST = '["--work", "0.4", "--startup", "0.2", "--permission-rate", "0", ' \
        '"--give-up-rate", "0", "--quiet-rate", "0"]'
@@ -44,6 +52,50 @@ def received(tmp: Path, name: str) -> list[str]:
 async def until(predicate: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:
     """Poll a condition with a deadline (the UI and tmux run on their own clocks)."""
     await async_wait_until(predicate, timeout, what or "condition")
+
+
+def burst(app: App[Any], *keys: str) -> None:
+    """Send keys the way a terminal delivers a fast typist's (or a paste's) keys: all at
+    once, each posted before the app has handled the one before (`pilot.press` waits)."""
+    from textual import events
+    from textual.keys import _character_to_key
+
+    assert app._driver is not None
+    for key in keys:
+        name = _character_to_key(key) if len(key) == 1 and not key.isalnum() else key
+        char = key if len(key) == 1 else {"tab": "\t", "space": " "}.get(key)
+        event = events.Key(name, char)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+def text_of(widget: Widget) -> str:
+    """What a widget (or a whole screen) shows, as plain text, one line per row."""
+    from textual.screen import Screen
+
+    if isinstance(widget, Screen):
+        strips = widget._compositor.render_strips()
+        return "\n".join("".join(seg.text for seg in strip) for strip in strips)
+    lines = widget.render_lines(widget.region.reset_offset)
+    return "\n".join("".join(seg.text for seg in strip) for strip in lines).rstrip()
+
+
+def plain_of(widget: Widget) -> str:
+    """A widget's content as plain text, before wrapping to its width."""
+    from rich.text import Text
+    from textual.content import Content
+
+    rendered = widget.render()
+    assert isinstance(rendered, Text | Content), type(rendered)
+    return rendered.plain
+
+
+def shown(app: SwarmApp) -> list[str]:
+    """The names of the agents whose tiles are on screen, in order."""
+    from swarm_tui.ui.tiles import AgentTile
+
+    return [t.agent.name for t in app._tiles if t.agent is not None and t.display
+            and isinstance(t, AgentTile)]
 
 
 @pytest.fixture
@@ -109,7 +161,7 @@ def still_fleet(tmp: Path, count: int = 12) -> Fleet:
     return fleet
 
 
-def _adapter():  # type: ignore[no-untyped-def]
+def _adapter() -> MockAdapter:
     from swarm_tui.agents.mock_adapter import MockAdapter
 
     return MockAdapter()

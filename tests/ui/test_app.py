@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from textual.widgets import Input, TextArea
@@ -11,7 +12,11 @@ from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.prompt import PromptScreen
 from swarm_tui.ui.sidebar import Sidebar
 from swarm_tui.ui.tiles import AgentTile
-from tests.ui.conftest import received, until
+from tests.ui.conftest import plain_of, received, text_of, until
+
+
+def shows_own_screen(tile: AgentTile, name: str) -> Callable[[], bool]:
+    return lambda: any(f"· {name}" in line for line in tile._lines)
 
 
 def shown_tiles(app: SwarmApp) -> list[AgentTile]:
@@ -27,8 +32,7 @@ async def test_tiles_show_each_agents_live_output(live_fleet: Fleet) -> None:
         for tile in tiles:
             assert tile.agent is not None
             name = tile.agent.name
-            await until(lambda t=tile, n=name: any(f"· {n}" in ln for ln in t._lines),
-                        what=f"{name}'s screen in its tile")
+            await until(shows_own_screen(tile, name), what=f"{name}'s screen in its tile")
         # what the tile draws is the agent's screen, not markup: the line renders as written
         tile = tiles[0]
         rendered = "".join(seg.text for y in range(tile.size.height)
@@ -58,13 +62,13 @@ async def test_prompt_to_a_role_and_to_marked_agents(live_fleet: Fleet, tmp_path
     async with app.run_test(size=(160, 48)) as pilot:
         await until(lambda: all(a.tracker.ready for a in live_fleet.agents.values()),
                     what="all agents ready")
-        await pilot.press("r")  # starts on the first role: planner (Gauss)
-        assert app.screen.query_one("#prompt-target").render().plain.startswith("To: role planner")
+        await pilot.press("r")  # starts on the selected agent's role: planner (Gauss)
+        assert text_of(app.screen.query_one("#prompt-target")).startswith("To: role planner")
         await pilot.press(*"plan it", "enter")
         await until(lambda: received(tmp_path, "Gauss") == ["plan it"], what="planner message")
         # mark Noether and Euler, then prompt the selection
         await pilot.press("right", "right", "space", "right", "space", "i")
-        assert "Noether, Euler" in app.screen.query_one("#prompt-target").render().plain
+        assert "Noether, Euler" in text_of(app.screen.query_one("#prompt-target"))
         await pilot.press(*"both of you", "enter")
         await until(lambda: received(tmp_path, "Euler") == ["both of you"], what="Euler")
         await until(lambda: received(tmp_path, "Noether") == ["both of you"], what="Noether")
@@ -81,7 +85,7 @@ async def test_focus_label_edit_shows_in_sidebar_and_is_kept(live_fleet: Fleet) 
         await until(lambda: live_fleet.agents["Gauss"].focus == "benchmarks only")
         assert live_fleet.store.focus("Gauss") == "benchmarks only"
         sidebar = app.query_one(Sidebar)
-        assert "benchmarks only" in sidebar.render().plain
+        assert "benchmarks only" in text_of(sidebar)
         tile = next(t for t in shown_tiles(app) if t.agent and t.agent.name == "Gauss")
         assert tile.border_subtitle == "benchmarks only"
 
@@ -139,11 +143,11 @@ async def test_prompt_inserts_a_skill_with_completion_and_preview(live_fleet: Fl
         await until(lambda: live_fleet.agents["Gauss"].tracker.ready, what="Gauss ready")
         await pilot.press("i", *"/thermo")
         preview = app.screen.query_one("#prompt-skill")
-        assert "/thermonuclear-review" in preview.render().plain
+        assert "/thermonuclear-review" in plain_of(preview)
         await pilot.press("tab")  # completes the skill's name, not the target
         assert app.screen.query_one(TextArea).text == "/thermonuclear-review "
-        assert app.screen.query_one("#prompt-target").render().plain == "To: Gauss"
-        assert "params: rounds=3, scope=the change" in preview.render().plain
+        assert text_of(app.screen.query_one("#prompt-target")) == "To: Gauss"
+        assert "params: rounds=3, scope=the change" in plain_of(preview)
         await pilot.press(*"rounds=2", "enter")
         await until(lambda: received(tmp_path, "Gauss"), what="the skill to arrive")
         (text,) = received(tmp_path, "Gauss")

@@ -35,3 +35,8 @@ def test_cluster_grouped_by_node(snap_compare, tmp_path: Path) -> None:  # type:
 
 def test_judge_pane_and_task_status(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(SwarmApp(still_judged(tmp_path)), terminal_size=(170, 44))
+
+
+def test_help_lists_every_key(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = SwarmApp(still_fleet(tmp_path))
+    assert snap_compare(app, terminal_size=(120, 40), press=["question_mark"])

@@ -1,0 +1,88 @@
+"""The fleet view's keys: one table of bindings, each with an id (for user keymaps), a short
+description (footer, palette title) and a longer tooltip (help, palette). The footer, the
+help screen (?), the command palette and every screen's hint line are built from bindings;
+no key is written anywhere else."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import partial
+from typing import Any
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.keys import format_key
+
+NAMES = {"enter": "enter", "question_mark": "?", "escape": "esc"}
+
+FLEET_KEYS: list[BindingType] = [
+    Binding("left,h", "move(-1, 0)", "Left", show=False, id="left",
+            tooltip="select the tile to the left"),
+    Binding("right,l", "move(1, 0)", "Right", show=False, id="right",
+            tooltip="select the tile to the right"),
+    Binding("up,k", "move(0, -1)", "Up", show=False, id="up",
+            tooltip="select the tile above"),
+    Binding("down,j", "move(0, 1)", "Down", show=False, id="down",
+            tooltip="select the tile below"),
+    Binding("question_mark", "help", "Help", id="help", tooltip="every key, on every screen"),
+    Binding("pagedown,right_square_bracket", "page(1)", "Next page", id="next_page",
+            tooltip="the next page of tiles (zoomed: the next agent)"),
+    Binding("pageup,left_square_bracket", "page(-1)", "Prev page", id="prev_page",
+            tooltip="the previous page of tiles (zoomed: the previous agent)"),
+    Binding("enter,z", "zoom", "Zoom", id="zoom",
+            tooltip="the selected agent full size, and back"),
+    Binding("space", "mark", "Mark", id="mark",
+            tooltip="add the selected agent to the marked ones, or take it out"),
+    Binding("i", "prompt('selection')", "Prompt", id="prompt",
+            tooltip="type a message into the marked agents (or the selected one)"),
+    Binding("a", "prompt('all')", "Prompt all", id="prompt_all",
+            tooltip="type a message into every agent"),
+    Binding("r", "prompt('role')", "Prompt role", id="prompt_role",
+            tooltip="type a message into every agent of the selected agent's role"),
+    Binding("f", "focus_label", "Focus label", id="focus_label",
+            tooltip="edit the selected agent's one focus label"),
+    Binding("t", "attach", "Attach", id="attach",
+            tooltip="full control of the agent's tmux window (C-b d comes back)"),
+    Binding("m", "messages", "Messages", id="messages",
+            tooltip="who said what to whom, with delivery status"),
+    Binding("T", "task", "New task", id="task",
+            tooltip="give the selected agent a task: what done means, a verify command"),
+    Binding("v", "review", "Judge now", id="review",
+            tooltip="review the selected agent's task now"),
+    Binding("J", "judge_pane", "Judge pane", id="judge_pane",
+            tooltip="show or hide the judge pane"),
+    Binding("R", "reminders", "Reminders", id="reminders",
+            tooltip="list, pause, snooze, fire, edit or delete reminders"),
+    Binding("F", "fresh", "Fresh start", id="fresh",
+            tooltip="handoff note, new conversation, focus and note typed in again"),
+    Binding("S", "save", "Save layout", id="save",
+            tooltip="write the running fleet as a layout file"),
+    Binding("q", "quit_ui", "Quit", id="quit", tooltip="leave the view; the agents keep running"),
+]
+
+NOT_IN_PALETTE = frozenset({"left", "right", "up", "down"})
+
+
+def key_text(keys: str) -> str:
+    """A binding's keys as people read them: `pagedown,right_square_bracket` is `pgdn / ]`."""
+    return " / ".join(NAMES.get(k.strip(), format_key(k.strip())) for k in keys.split(","))
+
+
+def bindings_of(items: Iterable[BindingType]) -> list[Binding]:
+    """The Binding objects of a BINDINGS list (which may also hold tuples)."""
+    return [b if isinstance(b, Binding) else Binding(*b) for b in items]
+
+
+def hint(items: Iterable[BindingType]) -> str:
+    """A screen's one-line key hint, e.g. `enter send · esc cancel`."""
+    return " · ".join(f"{key_text(b.key)} {b.description[:1].lower()}{b.description[1:]}"
+                      for b in bindings_of(items) if b.description)
+
+
+def palette_commands(app: App[Any], items: Iterable[BindingType]) -> Iterator[SystemCommand]:
+    """One palette command per binding: its description, its tooltip and keys, its action."""
+    for b in bindings_of(items):
+        if b.id in NOT_IN_PALETTE:
+            continue
+        yield SystemCommand(b.description, f"{b.tooltip} ({key_text(b.key)})",
+                            partial(app.run_action, b.action))

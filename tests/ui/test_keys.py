@@ -1,0 +1,213 @@
+"""Keys: one binding per key on every screen, and the palette and the help built from the
+bindings, on the real app over a real tmux fleet of mock agents."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+from textual.binding import Binding
+from textual.dom import DOMNode
+from textual.screen import Screen
+from textual.widgets import Input, TextArea
+
+import swarm_tui.ui
+from swarm_tui.fleet.engine import Fleet
+from swarm_tui.ui.app import SwarmApp
+from swarm_tui.ui.keys import key_text
+from swarm_tui.ui.prompt import PromptScreen
+from swarm_tui.ui.task_editor import TaskScreen
+from tests.ui.conftest import burst, shown, text_of, until
+
+
+def binding(binding_id: str) -> Binding:
+    """The app's binding with this id (tests press what the bindings say, not a copy)."""
+    return next(b for b in SwarmApp.BINDINGS if isinstance(b, Binding) and b.id == binding_id)
+
+
+def first_key(binding_id: str) -> str:
+    return binding(binding_id).key.split(",")[0]
+
+
+def our_screens() -> set[type[Screen[object]]]:
+    """Every screen class the UI package defines (new ones are checked without a test edit)."""
+    for info in pkgutil.iter_modules(swarm_tui.ui.__path__):
+        importlib.import_module(f"swarm_tui.ui.{info.name}")
+    out: set[type[Screen[object]]] = set()
+    todo: list[type[Screen[object]]] = [Screen]
+    while todo:
+        cls = todo.pop()
+        for sub in cls.__subclasses__():
+            todo.append(sub)
+            if sub.__module__.startswith("swarm_tui.ui."):
+                out.add(sub)
+    return out
+
+
+def declared_keys(cls: type[DOMNode]) -> set[str]:
+    if not cls.__module__.startswith("swarm_tui."):
+        return set()
+    return {k.strip() for b in cls.__dict__.get("BINDINGS", []) if isinstance(b, Binding)
+            for k in b.key.split(",")}
+
+
+def double_bound(screen: Screen[object]) -> list[str]:
+    """Keys of this screen's live binding chain (focused widget up to the app, stopping at
+    a modal) bound twice where one of them is ours. A priority binding of ours may take a
+    key from a widget of Textual's (that is what priority is for); nothing else may."""
+    problems = []
+    where: dict[str, list[tuple[str, bool, bool]]] = {}  # key -> (who, ours, priority)
+    for node, bindings in screen._modal_binding_chain:
+        ours = declared_keys(type(node))
+        for key, bound in bindings.key_to_bindings.items():
+            if len(bound) > 1:
+                problems.append(f"{type(node).__name__}: {key} -> "
+                                f"{[b.action for b in bound]}")
+            where.setdefault(key, []).append(
+                (f"{type(node).__name__}:{bound[0].action}", key in ours, bound[0].priority))
+    for key, nodes in where.items():
+        mine = [n for n in nodes if n[1]]
+        if len(nodes) > 1 and (len(mine) > 1 or (mine and not mine[0][2])):
+            problems.append(f"{key} -> {[n[0] for n in nodes]}")
+    return problems
+
+
+def test_no_class_binds_a_key_twice() -> None:
+    classes: list[type[DOMNode]] = [SwarmApp, *our_screens()]
+    for cls in classes:
+        merged = cls._merge_bindings()
+        twice = {k: [b.action for b in v] for k, v in merged.key_to_bindings.items()
+                 if len(v) > 1}
+        assert not twice, f"{cls.__name__} binds a key twice: {twice}"
+
+
+async def test_no_key_is_bound_twice_on_any_screen(live_fleet: Fleet) -> None:
+    openers = {"prompt", "focus_label", "task", "reminders", "messages", "help", "save"}
+    app = SwarmApp(live_fleet)
+    visited: set[type[Screen[object]]] = set()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert double_bound(app.screen) == [], "the fleet view"
+        for opener in sorted(openers):
+            await pilot.press(first_key(opener))
+            await until(lambda: len(app.screen_stack) == 2, what=f"{opener} to open a screen")
+            screen = app.screen
+            visited.add(type(screen))
+            assert double_bound(screen) == [], type(screen).__name__
+            screen.dismiss(None)
+            await until(lambda: len(app.screen_stack) == 1, what="back to the fleet view")
+    assert visited == our_screens()
+
+
+async def test_judge_now_has_its_own_key_and_reviews_the_selected_task(live_fleet: Fleet
+                                                                       ) -> None:
+    store = live_fleet.store
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(160, 48)) as pilot:
+        tid = live_fleet.tasks.add("Hilbert", {"spec": "make the tests pass", "verify": "false",
+                                               "review_on_idle": 0}, origin="test")
+        await until(lambda: (store.task(tid) or {}).get("status") == "in-progress",
+                    what="the task delivered to Hilbert")
+        await pilot.press("right")
+        assert app.current_name() == "Hilbert"
+        await pilot.press(first_key("review"))
+        assert app.current_name() == "Hilbert", "the judge-now key moved the selection"
+        await until(lambda: store.verdicts(tid), what="a verdict from the review")
+        assert store.verdicts(tid)[0][1] == "verify"
+
+
+async def test_palette_runs_what_the_bindings_run(live_fleet: Fleet) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        commands = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        for b in SwarmApp.BINDINGS:
+            assert isinstance(b, Binding) and b.id and b.description, b
+            if b.id in ("left", "right", "up", "down"):
+                continue
+            assert b.description in commands, b.id
+            assert f"({key_text(b.key)})" in commands[b.description]
+        # choose "Next page" in the palette: the same action as its key
+        assert app.pages > 1
+        await pilot.press("ctrl+p", *binding("next_page").description, "enter")
+        await until(lambda: app.page == 1, what="the palette's Next page")
+
+
+async def test_help_lists_every_binding(live_fleet: Fleet) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.press("question_mark")
+        await until(lambda: len(app.screen_stack) == 2, what="the help screen")
+        text = text_of(app.screen)
+        for b in SwarmApp.BINDINGS:
+            assert isinstance(b, Binding)
+            assert f"{key_text(b.key)} " in text and b.description in text, b.id
+        for b in PromptScreen.BINDINGS:
+            assert isinstance(b, Binding) and b.description in text, b
+        await pilot.press("escape")
+        await until(lambda: len(app.screen_stack) == 1, what="help closed")
+
+
+async def test_square_brackets_turn_pages(live_fleet: Fleet) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.pages > 1
+        first = shown(app)
+        await pilot.press("]")
+        await until(lambda: app.page == 1, what="] to show the next page")
+        assert shown(app) and not set(shown(app)) & set(first)
+        await pilot.press("[")
+        await until(lambda: app.page == 0, what="[ to show the previous page")
+        assert shown(app) == first
+
+
+async def fields_once_typed(screen: Screen[object], chars: int) -> tuple[str, str]:
+    """The task editor's (spec, verify) once `chars` characters have arrived in them."""
+    area, field = screen.query_one(TextArea), screen.query_one(Input)
+    await until(lambda: len(area.text) + len(field.value) == chars, what="every key typed")
+    return area.text, field.value
+
+
+async def test_fast_tab_in_the_task_editor_moves_to_the_verify_field(live_fleet: Fleet
+                                                                     ) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for i in range(4):
+            await pilot.press("T")
+            await until(lambda: isinstance(app.screen, TaskScreen)
+                        and isinstance(app.screen.focused, TextArea), what="the task editor")
+            screen = app.screen
+            spec, verify = f"spec {i}", f"pytest -q {i}"
+            if i % 2:
+                # as a terminal delivers a fast typist's keys: all at once
+                burst(app, *spec, "tab", *verify)
+            else:
+                await pilot.press(*spec, "tab", *verify)
+            typed = await fields_once_typed(screen, len(spec + verify))
+            assert typed == (spec, verify)
+            burst(app, "shift+tab", *" more", "tab", "ctrl+s")
+            await until(lambda: len(app.screen_stack) == 1, what="the task saved")
+        tasks = live_fleet.store.tasks("Gauss")
+        assert [(t["spec"], t["verify"]) for t in tasks] == \
+            [(f"spec {i} more", f"pytest -q {i}") for i in range(4)]
+
+
+async def test_prompt_a_role_starts_at_the_selected_agents_role(live_fleet: Fleet) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("right")  # Hilbert, a worker (Gauss is the planner)
+        await pilot.press(first_key("prompt_role"))
+        await until(lambda: isinstance(app.screen, PromptScreen), what="the prompt")
+        assert text_of(app.screen.query_one("#prompt-target")).startswith("To: role worker (3)")
+        await pilot.press("escape")
+        await pilot.press("left", first_key("prompt_role"))
+        await until(lambda: isinstance(app.screen, PromptScreen), what="the prompt")
+        assert text_of(app.screen.query_one("#prompt-target")).startswith("To: role planner (1)")
+
+
+def test_readme_names_the_keys_the_app_binds() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert f"| `{first_key('review')}` | judge the selected agent's task now |" in readme
+    assert "| `j` | judge" not in readme
