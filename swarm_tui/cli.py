@@ -276,7 +276,49 @@ def cmd_down(args: argparse.Namespace) -> int:
     failed = [ln for ln in lines if not ln.endswith(("stopped", "was not running"))]
     for line in lines:
         print(f"swarm: fleet {loaded.fleet!r} on {line}")
-    return 1 if failed else 0
+    if failed:
+        return 1  # agents still run there: what is queued for them may yet be delivered
+    settled = _settle_journal(loaded.fleet)
+    if settled:
+        print(f"swarm: fleet {loaded.fleet!r}: {settled}")
+    return 0
+
+
+def _settle_journal(fleet: str, timeout: float = 15.0) -> str:
+    """After `swarm down`: nothing queued is typed into the next run's new agents. Waits for
+    the fleet's engine (told to stop) to let go of the journal; says what was settled."""
+    import time
+
+    from swarm_tui.errors import FleetBusy
+    from swarm_tui.fleet.lock import FleetLock
+    from swarm_tui.fleet.store import Store
+
+    if not paths.db_path(fleet).exists():
+        return ""
+    lock = FleetLock(paths.lock_path(fleet), fleet)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            lock.acquire()
+            break
+        except FleetBusy:
+            if time.monotonic() > deadline:
+                return (f"the journal is not settled: swarm pid {_owner_pid(fleet)} still runs "
+                        "the fleet (its queued messages stay queued)")
+            time.sleep(0.1)  # the engine is on its way out
+    try:
+        store = Store(paths.db_path(fleet))
+        try:
+            cancelled, reset = store.settle_down(
+                "the fleet was stopped (swarm down) before it was typed")
+        finally:
+            store.close()
+    finally:
+        lock.release()
+    parts = [f"{cancelled} queued message{'s' * (cancelled != 1)} cancelled"] if cancelled else []
+    if reset:
+        parts.append(f"{reset} open task{'s' * (reset != 1)} back to pending")
+    return "; ".join(parts)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
