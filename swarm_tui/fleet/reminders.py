@@ -100,7 +100,10 @@ class Reminders:
             return f"reminder #{rid} is paused"
         if row.get("action") != "fresh" and self._all_done(agent):
             return f"every task of {agent.name} is done"
-        if row["kind"] == "idle" and agent.worked_at > message.created:
+        since = self._idle_since.get(agent.name)
+        if row["kind"] == "idle" and since is not None and since > message.created:
+            # its idle stretch began after the reminder was written: the stall it was
+            # about ended (the agent worked since)
             return f"{agent.name} went back to work after this stall reminder was queued"
         return ""
 

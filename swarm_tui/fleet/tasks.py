@@ -284,7 +284,8 @@ class TaskBoard:
             "review": review, "agent": agent.name, "spec": str(task["spec"]),
             "verify": str(task["verify"] or "(none)"),
             "verify_result": verify_result, "claim": claim,
-            "screen": "\n".join(agent.plain_screen()[-30:]).strip()})
+            "screen": "\n".join([ln.rstrip() for ln in agent.plain_screen()
+                                  if ln.strip()][-40:])})
         judge = self.judge_for(task)
         if task["judge_command"]:
             who = judge_name(str(task["judge_command"]))
