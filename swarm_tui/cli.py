@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> None:
         verb = VERBS.get(args.verb)
         code = verb(args) if verb else CLIENT_VERBS[args.verb](args, paths.run_dir())
     except (SwarmError, ClientError) as exc:
-        print(f"swarm: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines() or [""]:  # e.g. one per problem in a layout
+            print(f"swarm: {line}", file=sys.stderr)
         code = getattr(exc, "exit_code", 1)
     except KeyboardInterrupt:
         code = 130

@@ -161,3 +161,23 @@ def test_oversized_message_is_refused_in_one_line(sandbox, headless):
     line = one_line_error(sandbox.swarm("send", "Alice", "-", input="x" * (5 * 1024 * 1024)))
     assert line.startswith("swarm: "), line
     assert sandbox.journal("cli") == []
+
+
+def test_every_layout_problem_in_one_pass_by_agent_name_and_line(sandbox):
+    """A duplicate name and an unknown `cli` used to report only the `cli`, as agents[5]."""
+    path = sandbox.files / "x.toml"
+    path.write_text('name = "x"\n\n[[agents]]\nname = "Gauss"\n\n[[agents]]\nname = "Hilbert"\n'
+                    'cli = "claude-9000"\n\n[[agents]]\nname = "gauss"\ncolour = "red"\n\n'
+                    '[[reminders]]\nidle = "20"\ntext = "still there?"\n', encoding="utf-8")
+    result = sandbox.swarm("up", str(path), "--headless")
+    assert result.returncode == 2 and result.stdout == "", result
+    assert "Traceback" not in result.stderr, result.stderr
+    assert [ln.split(": ")[:3] for ln in result.stderr.splitlines()] == [
+        ["swarm", f"{path}:8", "agent 'Hilbert'"],
+        ["swarm", f"{path}:11", "agent 'gauss'"],
+        ["swarm", f"{path}:12", "agent 'gauss'"],
+        ["swarm", f"{path}:15", "reminders[0].idle"],
+    ]
+    assert "name: duplicate agent name 'gauss'" in result.stderr
+    assert "'20' has no unit: write \"20m\" for minutes or \"20s\" for seconds" in result.stderr
+    assert not list(sandbox.home.glob("tmux-*/*")), "a tmux server was started anyway"
