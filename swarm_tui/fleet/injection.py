@@ -136,6 +136,7 @@ class Injector:
                 agent.waiting.pop(message.id, None)
 
     async def _one(self, agent: Agent, message: Message) -> None:
+        warned = False
         while True:
             await self._wait_ready(agent)
             why = self._obsolete(agent, message)
@@ -146,7 +147,10 @@ class Injector:
                 status, detail = await self._deliver(agent, message)
             except DraftStuck as exc:
                 # typing now would submit the draft with our text: wait for the box to clear
-                self._notice(f"{agent.name}: {exc}; message #{message.id} waits")
+                if not warned:
+                    self._notice(f"{agent.name}: {exc}; message #{message.id} waits (clear "
+                                 f"the box: `swarm attach {agent.name}`)")
+                    warned = True
                 await self._wait_changed(agent, DRAFT_RETRY)
                 continue
             except TmuxError as exc:
