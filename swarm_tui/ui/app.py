@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Container, Horizontal
 from textual.screen import Screen
@@ -86,6 +87,7 @@ class SwarmApp(App[str]):
                         yield AgentTile()
                 yield Label("", id="status")
             yield JudgePane(self.fleet, id="judge-pane")
+        yield Label("", id="layout-note")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -97,6 +99,8 @@ class SwarmApp(App[str]):
             or bool(self.fleet.store.tasks())
         self._sidebar = self.query_one(Sidebar)
         self._status = self.query_one("#status", Label)
+        self._layout_note = self.query_one("#layout-note", Label)
+        self._layout_note.display = False
         self.sub_title = f"fleet {self.fleet.name}"
         self.set_interval(FRAME, self._draw_changes)
         self.set_interval(1.0, self._draw_sidebar)
@@ -130,6 +134,7 @@ class SwarmApp(App[str]):
             cols -= 1
         self.cols, self.rows = cols, rows
         self._show_page()
+        self._draw_layout_note()
 
     def _page_agents(self) -> list[Agent]:
         if self.zoomed:
@@ -185,10 +190,20 @@ class SwarmApp(App[str]):
         for text in b.notices:
             self.notify(text, severity="warning", timeout=10)
         b.notices.clear()
+        if b.layout_note_changed:
+            b.layout_note_changed = False
+            self._draw_layout_note()
         if b.hosts:
             b.hosts.clear()
             self._draw_states()
             self._draw_sidebar()
+
+    def _draw_layout_note(self) -> None:
+        note, label = self.bridge.layout_note, self._layout_note
+        label.display = note is not None
+        if note is not None:
+            width = self.size.width
+            label.update(Text(note.line(self.fleet.loaded.path, width), no_wrap=True))
 
     def _draw_states(self) -> None:
         current = self.current_name()

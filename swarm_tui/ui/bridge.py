@@ -2,8 +2,46 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.store import Message
+
+# What the engine's live reload says today (fleet/reload.py); a typed `layout_invalid` /
+# `layout_applied` pair from the engine makes these two prefixes unnecessary.
+NOT_APPLIED = "layout not applied, the last good one stays: "
+PARTLY_APPLIED = "layout partly applied: "
+_LINE = re.compile(r":(\d+):\s*")
+
+
+@dataclass(frozen=True)
+class LayoutNote:
+    """The last edit of the layout file was refused (or half applied): why, one problem per
+    line, as the layout loader wrote them."""
+
+    problems: tuple[str, ...]
+    partly: bool = False
+
+    def line(self, path: Path, width: int = 0) -> str:
+        """One line for the screen: the file by name, the first problem (cut to fit `width`
+        when given), how many more."""
+        first = self.problems[0] if self.problems else "(no reason given)"
+        before, found, after = first.partition(path.name)
+        if found and (not before or before.endswith("/")):
+            number = _LINE.match(after)
+            first = f"line {number[1]}: {after[number.end():]}" if number \
+                else after.removeprefix(":").strip()
+        more = f" (+{len(self.problems) - 1} more)" if len(self.problems) > 1 else ""
+        what = "partly applied" if self.partly else "not applied"
+        head = f"⚠ layout {path.name}: {what}: "
+        room = width - len(head) - len(more)
+        if width and len(first) > room:
+            if room < 12:  # no room for any of the problem: say how many
+                return f"⚠ layout {path.name}: {what} ({len(self.problems)} problems)"
+            first = first[: room - 1] + "…"
+        return f"{head}{first}{more}"
 
 
 class UiBridge:
@@ -16,6 +54,8 @@ class UiBridge:
         self.hosts: set[str] = set()
         self.notices: list[str] = []
         self.relayout = False
+        self.layout_note: LayoutNote | None = None
+        self.layout_note_changed = False
 
     def agent_changed(self, agent: Agent) -> None:
         self.agents.add(agent.name)
@@ -30,7 +70,22 @@ class UiBridge:
         self.hosts.add(host)
 
     def notice(self, text: str) -> None:
+        for prefix, partly in ((NOT_APPLIED, False), (PARTLY_APPLIED, True)):
+            if text.startswith(prefix):
+                self.layout_invalid(text.removeprefix(prefix).splitlines(), partly)
         self.notices.append(text)
 
     def layout_changed(self) -> None:
         self.relayout = True
+        self.layout_applied()  # the engine says this only after an edit was applied
+
+    def layout_invalid(self, problems: list[str], partly: bool = False) -> None:
+        """An edit of the layout file was not applied (or only in part): keep saying why."""
+        self.layout_note = LayoutNote(tuple(p for p in problems if p.strip()), partly)
+        self.layout_note_changed = True
+
+    def layout_applied(self) -> None:
+        """A valid edit was applied: the note of an earlier invalid one goes."""
+        if self.layout_note is not None:
+            self.layout_note = None
+            self.layout_note_changed = True
