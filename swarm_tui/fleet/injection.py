@@ -83,24 +83,35 @@ class Injector:
         self._obsolete = obsolete
         self._notice = notice
         self._tasks: dict[str, tuple[Agent, asyncio.Task[None]]] = {}
+        self._delivering: dict[str, Agent] = {}  # whose message is being typed right now
+        self._retired: set[Agent] = set()  # left the fleet: stop after the current message
 
     def start(self, agent: Agent) -> None:
-        """Run the agent's queue; an agent of the same name that left the fleet (live reload)
-        has its old queue stopped, so the new one is the only one typing."""
+        """Run the agent's queue. An agent of the same name that left the fleet (live
+        reload) has its old queue retired first, so only one queue types into a pane."""
         known = self._tasks.get(agent.name)
+        previous = None
         if known is not None:
             if known[0] is agent and not known[1].done():
                 return
-            known[1].cancel()
+            previous = self._retire(*known)
         self._tasks[agent.name] = (agent, asyncio.create_task(
-            self._supervise(agent), name=f"inject-{agent.name}"))
+            self._supervise(agent, previous), name=f"inject-{agent.name}"))
 
     def forget(self, agent: Agent) -> None:
-        """Stop the queue of an agent that left the fleet (its journal rows stay queued)."""
+        """Stop the queue of an agent that left the fleet; what it still holds stays queued
+        in the journal (for the agent's return). A message being typed is finished first."""
         known = self._tasks.get(agent.name)
         if known is not None and known[0] is agent:
-            known[1].cancel()
+            self._retire(*known)
             del self._tasks[agent.name]
+
+    def _retire(self, agent: Agent, task: asyncio.Task[None]) -> asyncio.Task[None]:
+        if agent.name in self._delivering and self._delivering[agent.name] is agent:
+            self._retired.add(agent)  # its loop ends after the message it is typing
+        else:
+            task.cancel()
+        return task
 
     def enqueue(self, agent: Agent, message: Message) -> None:
         agent.pending += 1
@@ -115,9 +126,11 @@ class Injector:
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
 
-    async def _supervise(self, agent: Agent) -> None:
+    async def _supervise(self, agent: Agent, previous: asyncio.Task[None] | None) -> None:
         """A queue that dies is restarted and said so, never silently stopped."""
-        while True:
+        if previous is not None:  # the retired queue of an agent of this name
+            await asyncio.wait([previous])
+        while agent not in self._retired:
             try:
                 await self._run(agent)
             except asyncio.CancelledError:
@@ -127,7 +140,7 @@ class Injector:
                 await asyncio.sleep(1.0)
 
     async def _run(self, agent: Agent) -> None:
-        while True:
+        while agent not in self._retired:
             message = await agent.inbox.get()
             try:
                 await self._one(agent, message)
@@ -143,6 +156,7 @@ class Injector:
             if why:
                 self._store.mark(message.id, CANCELLED, why)
                 break
+            self._delivering[agent.name] = agent
             try:
                 status, detail = await self._deliver(agent, message)
             except DraftStuck as exc:
@@ -156,6 +170,9 @@ class Injector:
             except TmuxError as exc:
                 # link lost mid-delivery: whether it was typed is unknown, so do not retype
                 status, detail = UNCERTAIN, str(exc)
+            finally:
+                if self._delivering.get(agent.name) is agent:
+                    del self._delivering[agent.name]
             self._typed(agent)
             self._store.mark(message.id, status, detail)
             break

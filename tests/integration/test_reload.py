@@ -50,5 +50,48 @@ async def test_edits_add_remove_change_and_bad_edits_keep_the_last_good(sandbox,
     await async_wait_until(lambda: any("not applied" in n for n in notes.lines), 15,
                            "the invalid edit to be reported", run.screens)
     bad = next(n for n in notes.lines if "not applied" in n)
-    assert "agents[0].bogus: unknown field" in bad and str(path) in bad
+    assert f"{path}:5: agent 'Ada': bogus: unknown field" in bad
     assert list(run.fleet.agents) == ["Ada", "Bo", "Dee"]
+
+
+async def test_an_agent_that_leaves_and_comes_back_gets_its_messages(sandbox, start_fleet):
+    """Live reload removes Cy, then brings it back: the same window, a live queue (the old
+    one is stopped), and what was queued for it meanwhile is typed once."""
+    from swarm_tui.config.layout import load_layout
+    from swarm_tui.fleet.reload import apply_layout
+
+    ada, cy = mock_agent("Ada"), mock_agent("Cy", prompt="hello Cy")
+    path = sandbox.layout("back", ada, cy)
+    run = await start_fleet(path)
+    await run.wait_states("idle")
+    pane = sandbox.tmux("back").pane("Cy")
+    await apply_layout(run.fleet, load_layout(sandbox.layout("back", ada)))
+    assert list(run.fleet.agents) == ["Ada"]
+    await apply_layout(run.fleet, load_layout(sandbox.layout("back", ada, cy)))
+    assert sandbox.tmux("back").pane("Cy") == pane  # its old window, not a second one
+    assert len([w for w in sandbox.tmux("back").windows() if w.agent == "Cy"]) == 1
+    await run.wait_states("idle", ["Cy"], timeout=15)
+    (message,) = run.fleet.send(["Cy"], "welcome back")
+    await async_wait_until(lambda: run.store.message(message.id).status == "delivered", 20,
+                           "the message to reach the re-added agent", run.screens)
+    assert sandbox.received("Cy").count("welcome back") == 1
+    assert sandbox.received("Cy").count("hello Cy") == 1, run.store.messages()  # once
+
+
+async def test_an_edit_that_cannot_be_applied_changes_nothing(sandbox, start_fleet):
+    """Removing Bo and moving Ada to another host in one save: the move is refused, so Bo
+    stays too (no half-applied layout)."""
+    from swarm_tui.config.layout import load_layout
+    from swarm_tui.errors import ConfigError
+    from swarm_tui.fleet.reload import apply_layout
+
+    path = sandbox.layout("tx", mock_agent("Ada"), mock_agent("Bo"))
+    run = await start_fleet(path)
+    await run.wait_states("idle")
+    windows = len(sandbox.tmux("tx").windows())
+    bad = sandbox.layout("tx", mock_agent("Ada", host="node1"), mock_agent("Cy"),
+                         hosts={"node1": {"ssh": "node1.example"}})
+    with pytest.raises(ConfigError, match="needs a restart"):
+        await apply_layout(run.fleet, load_layout(bad))
+    assert list(run.fleet.agents) == ["Ada", "Bo"]
+    assert len(sandbox.tmux("tx").windows()) == windows  # no window was made for Cy
