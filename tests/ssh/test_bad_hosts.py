@@ -40,6 +40,7 @@ async def check(fleet: Fleet, store: Store, expected: str) -> None:
         assert "\n" not in bad.detail
         assert fleet.links["good"].connected
         await until(lambda: fleet.agents["Gauss"].state is AgentState.IDLE, what="Gauss idle")
+        assert fleet.agents["Hilbert"].state is AgentState.UNREACHABLE
         fleet.send(["Hilbert"], "waits for its host")  # queued, not lost, not an error
         assert [m.status for m in store.messages()] == ["queued"]
     finally:

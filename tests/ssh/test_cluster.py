@@ -96,6 +96,9 @@ async def test_node_outage_queues_and_delivers_once_after_reconnect(
     cluster.nodes["n2"].drop()
     await until(lambda: not fleet.links["n2"].connected, timeout=10, what="n2 link down")
     assert fleet.links["n1"].connected and fleet.links["local"].connected
+    # what an agent on a node that cannot be reached does is unknown: never "idle"
+    assert fleet.agents["Hilbert"].state is AgentState.UNREACHABLE
+    assert fleet.agents["Noether"].state is not AgentState.UNREACHABLE
     pane_before = fleet.agents["Hilbert"].pane
     fleet.send(["Hilbert"], "while you were away")
     fleet.send(["Noether"], "local still works")
@@ -103,6 +106,8 @@ async def test_node_outage_queues_and_delivers_once_after_reconnect(
     assert received(tmp_path, "Hilbert") == []
     await cluster.nodes["n2"].restart()
     await until(lambda: fleet.links["n2"].connected, timeout=15, what="n2 reconnected")
+    await until(lambda: fleet.agents["Hilbert"].state is not AgentState.UNREACHABLE,
+                what="Hilbert reachable again")
     await until(lambda: received(tmp_path, "Hilbert"), what="the queued message")
     assert received(tmp_path, "Hilbert") == ["while you were away"]
     assert fleet.agents["Hilbert"].pane == pane_before  # re-attached, not restarted
