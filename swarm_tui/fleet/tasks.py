@@ -85,10 +85,15 @@ class TaskBoard:
         """Tasks from the layout, once: a restart keeps the journaled state."""
         base = self.fleet.loaded.path.parent
         for agent in self.fleet.agents.values():
-            if agent.spec.tasks and not any(t["origin"] == "layout"
-                                            for t in self.store.tasks(agent.name)):
-                for spec in agent.spec.tasks:
-                    self.store.add_task(agent.name, task_fields(spec, base), "layout")
+            known = self.store.tasks(agent.name)
+            seeded = any(t["origin"] == "layout" for t in known)
+            have = {(int(str(t["id"])), str(t["spec"])) for t in known}
+            for spec in agent.spec.tasks:
+                fields = task_fields(spec, base)
+                if spec.journal_id and (spec.journal_id, fields["spec"]) in have:
+                    continue  # written by `swarm save` from this journal: it is here
+                if not seeded:
+                    self.store.add_task(agent.name, fields, "layout")
         for agent in self.fleet.agents.values():
             self._focus_follows(agent)
         self.warn_same_family()

@@ -63,9 +63,10 @@ nmae = "typo"
 """
 
 CASES = {
-    "fields": (BAD_FIELDS, ["agents[0].name", "agents[0].cli", "agents[0].nmae"]),
-    "generic": ('[[agents]]\nname = "Sh"\ncli = "generic"\n', ["agents[0].command"]),
-    "duplicate": ('[[agents]]\nname = "Ada"\n[[agents]]\nname = "ada"\n', ["agents[1].name"]),
+    "fields": (BAD_FIELDS, ["agent '9lives': name", "agent '9lives': cli",
+                            "agent '9lives': nmae"]),
+    "generic": ('[[agents]]\nname = "Sh"\ncli = "generic"\n', ["agent 'Sh': command"]),
+    "duplicate": ('[[agents]]\nname = "Ada"\n[[agents]]\nname = "ada"\n', ["agent 'ada': name"]),
     "no-agents": ('name = "empty"\nagents = []\n', ["agents"]),
     "not-toml": ("name = \n[[agents]\n", ["not valid TOML"]),
 }

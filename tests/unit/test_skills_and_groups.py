@@ -98,4 +98,4 @@ def test_unknown_host_and_focus_for_nobody_are_refused() -> None:
     with pytest.raises(ConfigError) as info:
         parse_layout(Path("c.toml"), text)
     lines = str(info.value).splitlines()
-    assert any("agents[0].host: unknown host 'node99'" in ln for ln in lines)
+    assert any("agent 'Planner': host: unknown host 'node99'" in ln for ln in lines)
