@@ -22,6 +22,7 @@ from swarm_tui.config.skills import load_skills
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.ui.bridge import UiBridge
+from swarm_tui.ui.durations import duration
 from swarm_tui.ui.help import HelpScreen, Section
 from swarm_tui.ui.judge import JudgePane
 from swarm_tui.ui.keys import FLEET_KEYS, bindings_of, key_text, palette_commands
@@ -30,7 +31,7 @@ from swarm_tui.ui.prompt import FocusScreen, PromptScreen, Target
 from swarm_tui.ui.reminders import RemindersScreen
 from swarm_tui.ui.sidebar import Sidebar
 from swarm_tui.ui.task_editor import TaskScreen
-from swarm_tui.ui.tiles import AgentTile, quiet_for
+from swarm_tui.ui.tiles import AgentTile, TileGrid
 
 
 def expand_skill(fleet: Fleet, names: list[str], text: str) -> list[tuple[str, str]]:
@@ -76,13 +77,14 @@ class SwarmApp(App[str]):
         self.marked: set[str] = set()
         self.zoomed = False
         self.cols, self.rows = 1, 1
+        self._laid_out = False  # cols and rows not yet measured from the grid
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield Sidebar(id="sidebar")
             with Container(id="main"):
-                with Container(id="grid"):
+                with TileGrid(id="grid"):
                     for _ in range(MAX_PER_PAGE):
                         yield AgentTile()
                 yield Label("", id="status")
@@ -106,8 +108,8 @@ class SwarmApp(App[str]):
         self.set_interval(1.0, self._draw_sidebar)
         self.call_after_refresh(self._relayout)
 
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._relayout)
+    def on_tile_grid_resized(self) -> None:
+        self._relayout()
 
     @property
     def per_page(self) -> int:
@@ -133,6 +135,9 @@ class SwarmApp(App[str]):
         while cols > 1 and (cols - 1) * rows >= n:
             cols -= 1
         self.cols, self.rows = cols, rows
+        self._laid_out = True
+        # the page follows the selection: a resize never leaves it on a page past the end
+        self.page = 0 if self.zoomed else self.selected // self.per_page
         self._show_page()
         self._draw_layout_note()
 
@@ -249,7 +254,7 @@ class SwarmApp(App[str]):
                 parts.append(f"▸ {status}")
             due = self.fleet.reminders.countdown(agent)
             if due is not None:
-                parts.append(f"⏰ {quiet_for(0, due)}")
+                parts.append(f"⏰ {duration(due)}")
             if parts:
                 notes[agent.name] = "  ".join(parts)
         return notes
@@ -270,11 +275,19 @@ class SwarmApp(App[str]):
             self._draw_states()
             self._draw_sidebar()
 
+    def _measure_grid(self) -> None:
+        """Moves and pages need the grid's size: a key read before the first layout
+        computes it now."""
+        if not self._laid_out:
+            self._relayout()
+
     def action_move(self, dx: int, dy: int) -> None:
+        self._measure_grid()
         step = dx + dy * (1 if self.zoomed else self.cols)
         self.select(self.selected + step)
 
     def action_page(self, delta: int) -> None:
+        self._measure_grid()
         if self.zoomed:
             self.select(self.selected + delta)
             return

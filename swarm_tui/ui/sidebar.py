@@ -12,7 +12,8 @@ from textual.widgets import Static
 
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.link import GpuStat, HostLink
-from swarm_tui.ui.tiles import STATE_MARKS, quiet_for
+from swarm_tui.ui.durations import since
+from swarm_tui.ui.tiles import STATE_MARKS
 
 STATE_STYLES = {
     "starting": "grey62", "working": "bold green", "idle": "yellow",
@@ -46,7 +47,7 @@ def host_line(link: HostLink, width: int, now: float) -> Text:
     if link.connected:
         line.append("■ ", style="green")
         line.append(link.name, style="bold")
-        line.append(f"  up {quiet_for(link.since, now)}", style="grey62")
+        line.append(f"  up {since(link.since, now)}", style="grey62")
         if link.gpus:
             line.append(f"\n   util {gpu_summary(link.gpus)}\n   mem  {gpu_memory(link.gpus)}",
                         style="grey62")
@@ -54,7 +55,7 @@ def host_line(link: HostLink, width: int, now: float) -> Text:
         line.append("■ ", style="bold red")
         line.append(link.name, style="bold red")
         why = link.detail.removeprefix(f"{link.name}: ")
-        line.append(f"  down {quiet_for(link.since, now)}: {why}", style="red")
+        line.append(f"  down {since(link.since, now)}: {why}", style="red")
     if not link.gpus:
         line.truncate(width, overflow="ellipsis")
     return line
@@ -113,7 +114,7 @@ class Sidebar(Static):
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("▶" if selected else ("✓" if marked else " "), style="bold cyan")
         line.append(f"{STATE_MARKS[state]} ", style=STATE_STYLES[state])
-        right = f"{state} {quiet_for(agent.last_output_wall, now)}"
+        right = f"{state} {since(agent.last_output_wall, now)}"
         if agent.pending:
             right = f"✉{agent.pending} " + right
         room = max(4, width - len(right) - 4)

@@ -13,23 +13,15 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.containers import Container
 from textual.geometry import Size
+from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
 from swarm_tui.agents.base import plain
 from swarm_tui.fleet.agent import Agent
-
-
-def quiet_for(ts: float, now: float) -> str:
-    """A short duration: 42s, 7m, 3h."""
-    secs = max(0, int(now - ts))
-    if secs < 60:
-        return f"{secs}s"
-    if secs < 3600:
-        return f"{secs // 60}m"
-    return f"{secs // 3600}h"
-
+from swarm_tui.ui.durations import since
 
 STATE_CLASSES = {
     "starting": "-starting", "working": "-working", "idle": "-idle",
@@ -71,6 +63,18 @@ def squeeze(screen: list[str]) -> list[str]:
     return out
 
 
+class TileGrid(Container):
+    """The grid of tiles; says when its size changed (the terminal, or the judge pane), so
+    the app can choose columns and rows again. The app's own Resize is stopped by Textual
+    before a subclass sees every one."""
+
+    class Resized(Message):
+        pass
+
+    def on_resize(self) -> None:
+        self.post_message(self.Resized())
+
+
 class AgentTile(Widget):
     """One agent's live screen, with its name and state on the border."""
 
@@ -103,8 +107,8 @@ class AgentTile(Widget):
         queued = f" · {agent.pending} queued" if agent.pending else ""
         where = f" @{agent.spec.host}" if agent.spec.host != "local" else ""
         if link_down is not None:
-            since = quiet_for(link_down, time.time())
-            self.border_title = f"⚠ {agent.name}{where} · link down for {since}{queued}"
+            down = since(link_down, time.time())
+            self.border_title = f"⚠ {agent.name}{where} · link down for {down}{queued}"
         else:
             self.border_title = (f"{mark}{STATE_MARKS[state]} {agent.name}{where} · "
                                  f"{state}{queued}")

@@ -211,3 +211,19 @@ def test_readme_names_the_keys_the_app_binds() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     assert f"| `{first_key('review')}` | judge the selected agent's task now |" in readme
     assert "| `j` | judge" not in readme
+
+
+async def test_a_resize_retiles_and_keeps_the_selection_on_screen(live_fleet: Fleet) -> None:
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("]")
+        await until(lambda: app.page == 1, what="the second page")
+        name = app.current_name()
+        assert name in shown(app) and len(shown(app)) < len(live_fleet.agents)
+        await pilot.resize_terminal(200, 55)
+        await until(lambda: len(shown(app)) == len(live_fleet.agents), what="every tile")
+        assert app.page == 0 and app.current_name() == name
+        await pilot.resize_terminal(80, 24)
+        await until(lambda: len(shown(app)) < len(live_fleet.agents), what="fewer tiles")
+        assert name in shown(app)
