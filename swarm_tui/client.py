@@ -129,6 +129,11 @@ def add_client_verbs(sub: Any) -> None:
                       "agent's directory on its host)")
     task.add_argument("--judge", default="", help="the judge agent's name")
     task.add_argument("--judge-command", default="", help="a headless judge command")
+    task.add_argument("--no-review-on-idle", action="store_true",
+                      help="review only when the agent says done (or `swarm judge`), never "
+                      "because it sat idle with the task open")
+    task.add_argument("--max-rounds", type=_rounds, default=5,
+                      help="reviews before the task stops and a human is asked (default 5)")
     task.add_argument("--fleet")
 
     done = sub.add_parser("done", help="(from an agent's pane) claim your task is done: "
@@ -285,6 +290,13 @@ def _check_skill(args: argparse.Namespace, run_dir: Path, name: str,
                           + (f"its parameters: {takes})" if takes else "it takes none)"))
 
 
+def _rounds(text: str) -> int:
+    """--max-rounds: a whole number of reviews, 1 to 100."""
+    if not text.isdigit() or not 1 <= int(text) <= 100:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of reviews from 1 to 100")
+    return int(text)
+
+
 def _age(ts: float) -> str:
     secs = max(0, int(time.time() - ts))
     if secs < 60:
@@ -302,8 +314,11 @@ def cmd_ls(args: argparse.Namespace, run_dir: Path) -> int:
     rows = [("NAME", "ROLE", "CLI", "STATE", "QUIET", "CTX", "QUEUED", "FOCUS")]
     for a in reply["agents"]:
         ctx = f"{a['context_left']}%" if a["context_left"] is not None else "-"
+        queued = str(a["queued"])
+        if a.get("oldest_queued"):  # how long the oldest of them has waited
+            queued += f" ({_age(a['oldest_queued'])})"
         rows.append((a["name"], a["role"], a["cli"], a["state"], _age(a["last_output"]), ctx,
-                     str(a["queued"]), a["focus"]))
+                     queued, a["focus"]))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1])
@@ -366,7 +381,9 @@ def cmd_task(args: argparse.Namespace, run_dir: Path) -> int:
         raise ClientError("the task's spec is empty")
     reply = _ask(args, run_dir, {"op": "task", "agent": args.name, "spec": spec,
                                  "verify": args.verify, "judge": args.judge,
-                                 "judge_command": args.judge_command})
+                                 "judge_command": args.judge_command,
+                                 "review_on_idle": not args.no_review_on_idle,
+                                 "max_rounds": args.max_rounds})
     print(f"task #{reply['task']} queued for {args.name}")
     return 0
 

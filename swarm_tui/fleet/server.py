@@ -72,6 +72,8 @@ class AddTask(_Req):
     verify: str = ""
     judge: str = ""
     judge_command: str = ""
+    review_on_idle: bool = True
+    max_rounds: int = Field(5, ge=1, le=100)
 
 
 class Done(_Req):
@@ -200,7 +202,9 @@ class FleetServer:
         if isinstance(req, AddTask):
             tid = fleet.tasks.add(req.agent, {"spec": req.spec, "verify": req.verify,
                                               "judge": req.judge,
-                                              "judge_command": req.judge_command},
+                                              "judge_command": req.judge_command,
+                                              "review_on_idle": int(req.review_on_idle),
+                                              "max_rounds": req.max_rounds},
                                   origin=f"cli:{sender}")
             return {"ok": True, "task": tid}
         if isinstance(req, Done):
