@@ -22,11 +22,11 @@ from swarm_tui.config.skills import load_skills
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.ui.bridge import UiBridge
-from swarm_tui.ui.durations import duration
 from swarm_tui.ui.help import HelpScreen, Section
 from swarm_tui.ui.judge import JudgePane
 from swarm_tui.ui.keys import FLEET_KEYS, bindings_of, key_text, palette_commands
 from swarm_tui.ui.messages import MessagesScreen
+from swarm_tui.ui.notes import agent_notes
 from swarm_tui.ui.prompt import FocusScreen, PromptScreen, Target
 from swarm_tui.ui.reminders import RemindersScreen
 from swarm_tui.ui.sidebar import Sidebar
@@ -235,29 +235,10 @@ class SwarmApp(App[str]):
     def _draw_sidebar(self) -> None:
         visible = {a.name for a in self._page_agents()}
         self._sidebar.show(list(self.fleet.agents.values()), self.current_name(),
-                           self.marked, visible, self.fleet.links, self._notes())
+                           self.marked, visible, self.fleet.links, agent_notes(self.fleet),
+                           self.fleet.store.oldest_open())
         if self._judge.display:
             self._judge.refresh_pane()
-
-    def _notes(self) -> dict[str, str]:
-        """Per agent: its task's status (and reasons) and its next reminder's countdown."""
-        notes = {}
-        for agent in self.fleet.agents.values():
-            parts = []
-            task = self.fleet.tasks.current(agent.name)
-            if task is not None:
-                status = str(task["status"])
-                if int(str(task["rounds"])):
-                    status += f" r{task['rounds']}"
-                if task["reasons"] and task["status"] in ("incomplete", "stopped", "no-verdict"):
-                    status += f": {task['reasons']}"
-                parts.append(f"▸ {status}")
-            due = self.fleet.reminders.countdown(agent)
-            if due is not None:
-                parts.append(f"⏰ {duration(due)}")
-            if parts:
-                notes[agent.name] = "  ".join(parts)
-        return notes
 
     # ------------------------------------------------------------------ selection
     def current_name(self) -> str | None:

@@ -20,6 +20,7 @@ STATE_STYLES = {
     "needs-permission": "bold magenta", "exited": "red", "unreachable": "grey50",
 }
 BARS = " ▁▂▃▄▅▆▇█"
+MIN_NAME = 8  # columns of an agent's name the sidebar keeps before dropping the state word
 
 
 def _bar(fraction: float) -> str:
@@ -75,7 +76,9 @@ class Sidebar(Static):
 
     def show(self, agents: list[Agent], selected: str | None, marked: set[str],
              visible: set[str], links: dict[str, HostLink],
-             notes: dict[str, str] | None = None) -> None:
+             notes: dict[str, str] | None = None,
+             oldest: dict[str, float] | None = None) -> None:
+        """`oldest`: per agent, when its oldest still-queued message was written."""
         now = time.time()
         width = max(10, (self.content_region.width or 30))
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -93,7 +96,7 @@ class Sidebar(Static):
                 self._rows += [""] * (header.plain.count("\n") + 1)
             text.append_text(self._agent_line(agent, agent.name == selected,
                                               agent.name in marked, agent.name in visible,
-                                              width, now))
+                                              width, now, (oldest or {}).get(agent.name)))
             text.append("\n")
             focus = agent.focus or "—"
             if agent.tracker.reading.question and agent.state.value == "needs-permission":
@@ -109,19 +112,25 @@ class Sidebar(Static):
 
     @staticmethod
     def _agent_line(agent: Agent, selected: bool, marked: bool, visible: bool, width: int,
-                    now: float) -> Text:
+                    now: float, oldest: float | None) -> Text:
         state = agent.state.value
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("▶" if selected else ("✓" if marked else " "), style="bold cyan")
         line.append(f"{STATE_MARKS[state]} ", style=STATE_STYLES[state])
-        right = f"{state} {since(agent.last_output_wall, now)}"
+        queue = ""
         if agent.pending:
-            right = f"✉{agent.pending} " + right
-        room = max(4, width - len(right) - 4)
+            queue = f"✉{agent.pending}" + (f" {since(oldest, now)}" if oldest is not None else "")
+        quiet = since(agent.last_output_wall, now)
+        # the state word goes first when room is short: the mark and colour still say it
+        right = " ".join(p for p in (queue, state, quiet) if p)
+        if len(right) + 4 + MIN_NAME > width:
+            right = " ".join(p for p in (queue, quiet) if p)
+        room = max(MIN_NAME, width - len(right) - 4)
         name = agent.name if len(agent.name) <= room else agent.name[: room - 1] + "…"
         line.append(name, style="bold reverse" if selected else ("bold" if visible else ""))
         line.append(" " * max(1, width - line.cell_len - len(right)))
         line.append(right, style=STATE_STYLES[state])
+        line.truncate(width, overflow="ellipsis")  # one row, never wrapped
         return line
 
     def on_click(self, event: events.Click) -> None:

@@ -29,14 +29,17 @@ FAST = '["--work", "0.4", "--startup", "0.2", "--permission-rate", "0", ' \
        '"--give-up-rate", "0", "--quiet-rate", "0"]'
 
 
-def write_layout(tmp: Path, names: list[str], name: str = "ui", roles: dict[str, str] | None = None
-                 ) -> Path:
-    roles = roles or {}
+SLOW = FAST.replace('"--work", "0.4"', '"--work", "60"')  # one turn takes 30 to 90 s
+
+
+def write_layout(tmp: Path, names: list[str], name: str = "ui", roles: dict[str, str] | None = None,
+                 args: dict[str, str] | None = None) -> Path:
+    roles, args = roles or {}, args or {}
     parts = [f'name = "{name}"\n[defaults]\ncli = "mock"\n']
     for n in names:
         parts.append(
             f'[[agents]]\nname = "{n}"\nfocus = "focus of {n}"\nrole = "{roles.get(n, "worker")}"\n'
-            f'args = {FAST}\nenv = {{ SWARM_MOCK_LOG = "{tmp / (n + ".log")}" }}\n')
+            f'args = {args.get(n, FAST)}\nenv = {{ SWARM_MOCK_LOG = "{tmp / (n + ".log")}" }}\n')
     path = tmp / f"{name}.toml"
     path.write_text("\n".join(parts))
     return path
@@ -49,9 +52,11 @@ def received(tmp: Path, name: str) -> list[str]:
     return [json.loads(line)["text"] for line in log.read_text().splitlines()]
 
 
-async def until(predicate: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:
-    """Poll a condition with a deadline (the UI and tmux run on their own clocks)."""
-    await async_wait_until(predicate, timeout, what or "condition")
+async def until(predicate: Callable[[], object], timeout: float = 10.0, what: str = "",
+                detail: Callable[[], str] | None = None) -> None:
+    """Poll a condition with a deadline (the UI and tmux run on their own clocks); `detail`
+    says what was there instead."""
+    await async_wait_until(predicate, timeout, what or "condition", detail)
 
 
 def burst(app: App[Any], *keys: str) -> None:
@@ -109,6 +114,20 @@ def swarm_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
 async def live_fleet(tmp_path: Path, swarm_home: Path) -> AsyncIterator[Fleet]:
     names = ["Gauss", "Hilbert", "Noether", "Euler"]
     path = write_layout(tmp_path, names, roles={"Gauss": "planner"})
+    store = Store(swarm_home / "ui.sqlite3")
+    fleet = Fleet(load_layout(path), store)
+    await fleet.start()
+    try:
+        yield fleet
+    finally:
+        await fleet.down()
+        store.close()
+
+
+@pytest.fixture
+async def slow_fleet(tmp_path: Path, swarm_home: Path) -> AsyncIterator[Fleet]:
+    """Gauss works 30 to 90 s on each message (what is sent meanwhile waits); Hilbert is fast."""
+    path = write_layout(tmp_path, ["Gauss", "Hilbert"], args={"Gauss": SLOW})
     store = Store(swarm_home / "ui.sqlite3")
     fleet = Fleet(load_layout(path), store)
     await fleet.start()

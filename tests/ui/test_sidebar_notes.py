@@ -1,0 +1,61 @@
+"""What the sidebar says under each agent, on the real app over a real tmux fleet: a stopped
+task stays until a newer one starts; a queue says how long its oldest message has waited."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from swarm_tui.fleet.engine import Fleet
+from swarm_tui.ui.app import SwarmApp
+from swarm_tui.ui.sidebar import Sidebar
+from tests.ui.conftest import received, text_of, until
+
+
+def agent_lines(app: SwarmApp, name: str) -> str:
+    """The sidebar's lines for one agent: its state line, its focus, its note."""
+    lines = text_of(app.query_one(Sidebar)).splitlines()
+    start = next(i for i, ln in enumerate(lines) if f" {name} " in ln)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i][:3].strip()), len(lines))
+    return "\n".join(lines[start:end])
+
+
+async def test_a_stopped_task_stays_in_the_sidebar_until_a_newer_one_starts(live_fleet: Fleet
+                                                                           ) -> None:
+    store = live_fleet.store
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        old = store.add_task("Gauss", {"spec": "port the parser", "review_on_idle": 0}, "test")
+        store.update_task(old, status="stopped", rounds=5, reasons="5 rounds, still incomplete")
+        await until(lambda: "■ stopped r5: 5 rounds, still" in agent_lines(app, "Gauss"),
+                    what="the stopped task in the sidebar",
+                    detail=lambda: agent_lines(app, "Gauss"))
+        # a newer task: the stopped one shows until the new one is under way
+        new = live_fleet.tasks.add("Gauss", {"spec": "port the lexer", "review_on_idle": 0},
+                                   origin="test")
+        await until(lambda: (store.task(new) or {}).get("status") == "in-progress",
+                    what="the new task delivered")
+        await until(lambda: "▸ in-progress" in agent_lines(app, "Gauss"),
+                    what="the new task in the sidebar")
+        assert "stopped" not in agent_lines(app, "Gauss")
+
+
+async def test_the_sidebar_says_how_long_the_oldest_message_has_waited(slow_fleet: Fleet,
+                                                                      tmp_path: Path) -> None:
+    gauss = slow_fleet.agents["Gauss"]
+    app = SwarmApp(slow_fleet)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(lambda: gauss.tracker.ready, what="Gauss ready")
+        slow_fleet.send(["Gauss"], "a long job")
+        await until(lambda: received(tmp_path, "Gauss") == ["a long job"], what="delivered")
+        second = slow_fleet.send(["Gauss"], "2nd")[0]
+        slow_fleet.send(["Gauss"], "3rd")
+        # as if the second had been written three minutes ago
+        slow_fleet.store.db.execute("UPDATE messages SET created = created - 185 WHERE id = ?",
+                                    (second.id,))
+        await until(lambda: re.search(r"✉2 3m(\d+s)? working", agent_lines(app, "Gauss")),
+                    what="✉2 3m… for Gauss",
+                    detail=lambda: agent_lines(app, "Gauss"))
+        await pilot.pause()
+        assert "✉" not in agent_lines(app, "Hilbert")
