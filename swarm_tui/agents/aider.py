@@ -26,9 +26,8 @@ multi-line mode). A `/`-command such as `/clear` is typed as is.
 from __future__ import annotations
 
 import re
-import shlex
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading
+from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -63,6 +62,7 @@ def is_command(text: str) -> bool:
 
 class AiderAdapter(Adapter):
     name = "aider"
+    executable = "aider"
     family = ""  # aider drives any model; the layout's model says which
     submit_delay = 0.2
     idle_quiet = 1.5
@@ -77,7 +77,7 @@ class AiderAdapter(Adapter):
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         model = ["--model", agent.model] if agent.model else []
-        return shlex.join(["aider", *model, *agent.args])
+        return command_line([*self.program(agent), *model, *agent.args])
 
     def typed_text(self, text: str) -> str:
         """The text to type so that aider sends exactly `text` to the model (see module doc)."""
@@ -124,7 +124,7 @@ class AiderAdapter(Adapter):
     def headless(self, model: str) -> list[str]:
         """aider answering one message from stdin: no git, no edits applied without asking
         (`--yes-always` answers its questions), plain output, ask mode (a judge reads)."""
-        argv = ["aider", "--message-file", "/dev/stdin", "--yes-always", "--no-pretty",
+        argv = [self.executable, "--message-file", "/dev/stdin", "--yes-always", "--no-pretty",
                 "--no-fancy-input", "--no-git", "--no-auto-commits", "--chat-mode", "ask",
                 "--no-check-update", "--analytics-disable", "--no-show-model-warnings",
                 "--no-show-release-notes", "--map-tokens", "0", "--no-restore-chat-history",

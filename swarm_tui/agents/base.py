@@ -19,6 +19,13 @@ def program(agent: ResolvedAgent, default: str) -> list[str]:
     return shlex.split(agent.command) if agent.command.strip() else [default]
 
 
+def command_line(argv: list[str]) -> str:
+    """`argv` as one shell command line, each word quoted, except that a leading `~/` stays
+    unquoted so the shell on the agent's host expands it to that host's home."""
+    return " ".join("~/" + shlex.quote(w[2:]) if w.startswith("~/") and w[2:] else
+                    shlex.quote(w) for w in argv)
+
+
 def plain(line: str) -> str:
     """A captured line without escape sequences."""
     return ANSI.sub("", line)
@@ -61,6 +68,11 @@ class Adapter:
     reads_screen = True  # False: `read` learns nothing from the screen, so skip it
     family = ""  # model family ("anthropic", "openai", "google" ...): judges warn on a match
     fresh_command = ""  # typed to start a fresh conversation ("/clear"); "" = restart process
+    executable = ""  # the CLI's usual program name; a layout's `command` replaces it
+
+    def program(self, agent: ResolvedAgent) -> list[str]:
+        """The words that run this agent's CLI: its layout `command`, else `executable`."""
+        return program(agent, self.executable)
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         """The shell command line that starts the CLI in the agent's window."""

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading
+from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -60,6 +59,7 @@ HOOK_COMMAND = "swarm hook claude >/dev/null 2>&1 || true"
 
 class ClaudeAdapter(Adapter):
     name = "claude"
+    executable = "claude"
     family = "anthropic"
     fresh_command = "/clear"
     reads_input_box = True
@@ -75,15 +75,15 @@ class ClaudeAdapter(Adapter):
     clear_draft_keys = ("Escape", "Escape")
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
-        args = ["claude"]
+        args = self.program(agent)
         if agent.model:
             args += ["--model", agent.model]
         if agent.hooks:
             args += ["--settings", json.dumps(hook_settings(), separators=(",", ":"))]
-        return shlex.join([*args, *agent.args])
+        return command_line([*args, *agent.args])
 
     def headless(self, model: str) -> list[str]:
-        argv = ["claude", "-p", "--output-format", "json"]
+        argv = [self.executable, "-p", "--output-format", "json"]
         return [*argv, "--model", model] if model else argv
 
     def typed_text(self, text: str) -> str:

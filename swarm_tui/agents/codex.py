@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading
+from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -43,6 +42,7 @@ TITLE_PROMPT = "Generate a concise, single-line task title"  # Codex's own side 
 
 class CodexAdapter(Adapter):
     name = "codex"
+    executable = "codex"
     family = "openai"
     reads_input_box = True
     idle_quiet = 2.0
@@ -57,17 +57,17 @@ class CodexAdapter(Adapter):
         # --no-daemon: otherwise the first Codex on a machine starts a shared background
         # server that runs every later session's turns, tools and notify program with the
         # first agent's environment (its SWARM_AGENT and SWARM_TOKEN)
-        argv = ["codex", "--no-daemon"]
+        argv = [*self.program(agent), "--no-daemon"]
         if agent.model:
             argv += ["--model", agent.model]
         if agent.hooks:
             notify = [f"{ctx.bin_dir}/swarm", "hook", "codex"]
             argv += ["-c", "notify=[" + ", ".join(json.dumps(w) for w in notify) + "]"]
-        return shlex.join([*argv, *agent.args])
+        return command_line([*argv, *agent.args])
 
     def headless(self, model: str) -> list[str]:
         # `-` reads the prompt from stdin; only the final answer goes to stdout
-        argv = ["codex", "exec", "--skip-git-repo-check", "--ephemeral", "--color", "never"]
+        argv = [self.executable, "exec", "--skip-git-repo-check", "--ephemeral", "--color", "never"]
         if model:
             argv += ["--model", model]
         return [*argv, "-"]

@@ -21,9 +21,8 @@ on an empty box: the injector sends it only to clear a non-empty draft of an idl
 from __future__ import annotations
 
 import re
-import shlex
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading, program
+from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -35,6 +34,7 @@ QUESTION = re.compile(r"^│\s*Do you (?:want to )?(.+?)\?")
 
 class CopilotAdapter(Adapter):
     name = "copilot"
+    executable = "copilot"
     family = ""  # Copilot routes to several model families; the model name tells which
     submit_delay = 0.2
     idle_quiet = 1.5
@@ -44,12 +44,12 @@ class CopilotAdapter(Adapter):
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         model = ["--model", agent.model] if agent.model else []
-        return shlex.join([*program(agent, "copilot"), *model, *agent.args])
+        return command_line([*self.program(agent), *model, *agent.args])
 
     def headless(self, model: str) -> list[str]:
         # piped stdin is the prompt; -s prints the answer alone; prompt mode needs the tools
         # pre-approved, and the judge's prompt asks it to read, not to change anything
-        return ["copilot", "-s", "--allow-all-tools", "--no-auto-update",
+        return [self.executable, "-s", "--allow-all-tools", "--no-auto-update",
                 *(["--model", model] if model else [])]
 
     def read(self, lines: list[str]) -> Reading:

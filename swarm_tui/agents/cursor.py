@@ -21,9 +21,8 @@ and submission is not verified from the screen.
 from __future__ import annotations
 
 import re
-import shlex
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading, program
+from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -36,6 +35,7 @@ TAIL = 12  # only the bottom of the screen is chrome; the transcript may quote a
 
 class CursorAdapter(Adapter):
     name = "cursor"
+    executable = "agent"
     family = ""  # Cursor routes to several model families; the model name tells which
     submit_delay = 0.2
     idle_quiet = 2.0
@@ -43,12 +43,12 @@ class CursorAdapter(Adapter):
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         model = ["--model", agent.model] if agent.model else []
-        return shlex.join([*program(agent, "agent"), *model, *agent.args])
+        return command_line([*self.program(agent), *model, *agent.args])
 
     def headless(self, model: str) -> list[str]:
         # print mode; `--trust` because print mode refuses an untrusted folder instead of
         # asking; `--mode ask` keeps a judge read-only (print mode otherwise has full write)
-        return ["agent", "-p", "--output-format", "text", "--trust", "--mode", "ask",
+        return [self.executable, "-p", "--output-format", "text", "--trust", "--mode", "ask",
                 *(["--model", model] if model else [])]
 
     def read(self, lines: list[str]) -> Reading:

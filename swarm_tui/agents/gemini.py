@@ -27,9 +27,8 @@ line of it); on an empty box Ctrl-C would start the exit, so it is sent only for
 from __future__ import annotations
 
 import re
-import shlex
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading
+from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -44,6 +43,7 @@ BANNER = re.compile(r"Gemini CLI v\d")
 
 class GeminiAdapter(Adapter):
     name = "gemini"
+    executable = "gemini"
     family = "google"
     submit_delay = 0.4
     idle_quiet = 1.5
@@ -54,7 +54,7 @@ class GeminiAdapter(Adapter):
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         model = ["--model", agent.model] if agent.model else []
-        return shlex.join(["gemini", *model, *agent.args])
+        return command_line([*self.program(agent), *model, *agent.args])
 
     def read(self, lines: list[str]) -> Reading:
         shown = [ln.rstrip() for ln in lines]
@@ -78,7 +78,7 @@ class GeminiAdapter(Adapter):
 
     def headless(self, model: str) -> list[str]:
         """Gemini CLI answering the prompt on stdin (`-p ""` appends nothing to it)."""
-        argv = ["gemini", "-p", "", "--output-format", "text"]
+        argv = [self.executable, "-p", "", "--output-format", "text"]
         return [*argv, "--model", model] if model else argv
 
 

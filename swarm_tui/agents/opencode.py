@@ -20,9 +20,8 @@ directly above the agent/model line count as the box.
 from __future__ import annotations
 
 import re
-import shlex
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading, program
+from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -38,6 +37,7 @@ CHOICES = re.compile(r"Allow once\s+Allow always\s+Reject")
 
 class OpencodeAdapter(Adapter):
     name = "opencode"
+    executable = "opencode"
     family = ""  # opencode runs any provider's models: the family is the model's, not its own
     # opencode redraws ~every 100 ms and takes an Enter inside a paste's burst as a newline
     submit_delay = 0.3
@@ -51,11 +51,11 @@ class OpencodeAdapter(Adapter):
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         model = ["--model", agent.model] if agent.model else []
-        return shlex.join([*program(agent, "opencode"), *model, *agent.args])
+        return command_line([*self.program(agent), *model, *agent.args])
 
     def headless(self, model: str) -> list[str]:
         # `opencode run` with no message reads the prompt from stdin and prints the answer
-        return ["opencode", "run", *(["--model", model] if model else [])]
+        return [self.executable, "run", *(["--model", model] if model else [])]
 
     def read(self, lines: list[str]) -> Reading:
         shown = [ln.rstrip() for ln in lines]

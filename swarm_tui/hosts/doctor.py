@@ -6,6 +6,8 @@ import asyncio
 import shlex
 from dataclasses import dataclass
 
+from swarm_tui.agents.base import command_line
+from swarm_tui.agents.registry import adapter_for
 from swarm_tui.config.layout import LoadedLayout, ResolvedAgent
 from swarm_tui.errors import SwarmError
 from swarm_tui.hosts.base import Host
@@ -23,14 +25,15 @@ class HostReport:
 
 
 def programs(agents: list[ResolvedAgent], python: str) -> list[str]:
-    """The programs a host's agents need: their CLIs' commands (and Python for the client)."""
+    """The programs a host's agents need (and Python for the client): each CLI's executable as
+    its adapter launches it, i.e. the layout's `command` where it names one."""
     needed = [python]
     for agent in agents:
         if agent.cli == "generic":
             words = shlex.split(agent.command)
-            program = words[0] if words else ""
         else:
-            program = "" if agent.cli == "mock" else agent.cli
+            words = [] if agent.cli == "mock" else adapter_for(agent.cli).program(agent)
+        program = words[0] if words else ""
         if program and program not in needed:
             needed.append(program)
     return needed
@@ -41,7 +44,7 @@ async def check_host(host: Host, agents: list[ResolvedAgent]) -> HostReport:
         await host.connect()  # reachable, host key trusted, tmux present and new enough
         ctx = host.launch_context()
         needed = programs(agents, ctx.python)
-        probe = "; ".join(f"command -v {shlex.quote(p)} >/dev/null 2>&1 && echo y || echo n"
+        probe = "; ".join(f"command -v {command_line([p])} >/dev/null 2>&1 && echo y || echo n"
                           for p in needed)
         rc, out = await host.shell(f"{probe}; tmux -V; {NVIDIA_COUNT}", timeout=20)
         lines = out.splitlines()

@@ -1,0 +1,107 @@
+"""A layout's `command` names the executable for every CLI adapter (a CLI installed off PATH),
+and `swarm doctor` checks that executable rather than the CLI's usual name."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from swarm_tui.agents.base import command_line
+from swarm_tui.agents.registry import ADAPTERS, adapter_for
+from swarm_tui.config.layout import ResolvedAgent
+from swarm_tui.hosts.base import LaunchContext
+from swarm_tui.hosts.doctor import programs
+
+CTX = LaunchContext(
+    python="python3",
+    mock_agent="python3 -m swarm_tui.agents.mock",
+    bin_dir="/opt/sw/bin",
+    socket="/tmp/s.sock",
+)
+# every adapter that runs a CLI of its own (the mock runs Python, generic runs `command`)
+CLIS = sorted(set(ADAPTERS) - {"mock", "generic"})
+USUAL = {
+    "claude": "claude",
+    "codex": "codex",
+    "cursor": "agent",
+    "gemini": "gemini",
+    "aider": "aider",
+    "opencode": "opencode",
+    "copilot": "copilot",
+}
+
+
+def _agent(cli: str, **fields: object) -> ResolvedAgent:
+    base = dict(
+        name="Ada",
+        index=0,
+        cli=cli,
+        model="",
+        role="worker",
+        focus="",
+        prompt="",
+        command="",
+        args=(),
+        env={},
+        cwd="",
+        host="local",
+    )
+    return ResolvedAgent(**{**base, **fields})  # type: ignore[arg-type]
+
+
+def test_every_cli_adapter_is_covered() -> None:
+    assert sorted(USUAL) == CLIS
+
+
+@pytest.mark.parametrize("cli", CLIS)
+def test_launch_runs_the_usual_name_without_a_command(cli: str) -> None:
+    words = shlex.split(adapter_for(cli).launch(_agent(cli, model="m1", args=("--x",)), CTX))
+    assert words[0] == USUAL[cli]
+    assert "m1" in words and words[-1] == "--x"
+
+
+@pytest.mark.parametrize("cli", CLIS)
+def test_launch_runs_the_layouts_command(cli: str) -> None:
+    agent = _agent(
+        cli, command="'/opt/my tools/bin/the-cli' --profile work", model="m1", args=("--x",)
+    )
+    words = shlex.split(adapter_for(cli).launch(agent, CTX))
+    assert words[:3] == ["/opt/my tools/bin/the-cli", "--profile", "work"]
+    assert USUAL[cli] not in words[3:]  # the usual name is replaced, not added
+    assert "m1" in words and words[-1] == "--x"
+
+
+@pytest.mark.parametrize("cli", CLIS)
+def test_a_home_relative_command_is_expanded_by_the_agents_shell(cli: str) -> None:
+    line = adapter_for(cli).launch(_agent(cli, command="~/.local/bin/tool"), CTX)
+    assert line.startswith("~/.local/bin/tool")  # unquoted: the shell expands `~`
+
+
+def test_command_line_quotes_every_word_but_a_leading_home() -> None:
+    assert (
+        command_line(["~/bin/a b", "~/x", "it's", "-", "~"]) == "~/'bin/a b' ~/x 'it'\"'\"'s' - '~'"
+    )
+    assert shlex.split(command_line(["claude", "--settings", '{"a": 1}'])) == [
+        "claude",
+        "--settings",
+        '{"a": 1}',
+    ]
+
+
+def test_doctor_checks_the_layouts_executable() -> None:
+    agents = [
+        _agent("claude", command="/opt/claude/bin/claude"),
+        _agent("codex"),
+        _agent("cursor"),
+        _agent("gemini", command="~/bin/gemini --proxy x"),
+        _agent("generic", command="python3 -m http.server"),
+        _agent("mock"),
+    ]
+    assert programs(agents, "python3") == [
+        "python3",
+        "/opt/claude/bin/claude",
+        "codex",
+        "agent",
+        "~/bin/gemini",
+    ]
