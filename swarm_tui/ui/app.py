@@ -15,7 +15,9 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Container, Horizontal
+from textual.css.scalar import Unit
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Label
 
 from swarm_tui.config.skills import load_skills
@@ -31,7 +33,7 @@ from swarm_tui.ui.prompt import FocusScreen, PromptScreen, Target
 from swarm_tui.ui.reminders import RemindersScreen
 from swarm_tui.ui.sidebar import Sidebar
 from swarm_tui.ui.task_editor import TaskScreen
-from swarm_tui.ui.tiles import AgentTile, TileGrid
+from swarm_tui.ui.tiles import MIN_TILE_H, MIN_TILE_W, AgentTile, TileGrid
 
 
 def expand_skill(fleet: Fleet, names: list[str], text: str) -> list[tuple[str, str]]:
@@ -55,8 +57,13 @@ def expand_skill(fleet: Fleet, names: list[str], text: str) -> list[tuple[str, s
     return out
 
 
+def cells(widget: Widget) -> int:
+    """A widget's width when the stylesheet gives it in cells (else 0)."""
+    width = widget.styles.width
+    return int(width.value) if width is not None and width.unit is Unit.CELLS else 0
+
+
 MAX_PER_PAGE = 25
-MIN_TILE_W, MIN_TILE_H = 36, 9
 FRAME = 1 / 30  # seconds between batched redraws
 
 
@@ -78,6 +85,7 @@ class SwarmApp(App[str]):
         self.zoomed = False
         self.cols, self.rows = 1, 1
         self._laid_out = False  # cols and rows not yet measured from the grid
+        self._judge_choice: bool | None = None  # shown or hidden with J (None: not yet)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -97,9 +105,8 @@ class SwarmApp(App[str]):
         self._grid = self.query_one("#grid")
         self._tiles = list(self._grid.query(AgentTile))
         self._judge = self.query_one(JudgePane)
-        self._judge.display = any(a.role == "judge" for a in self.fleet.agents.values()) \
-            or bool(self.fleet.store.tasks())
         self._sidebar = self.query_one(Sidebar)
+        self._place_judge()
         self._status = self.query_one("#status", Label)
         self._layout_note = self.query_one("#layout-note", Label)
         self._layout_note.display = False
@@ -119,7 +126,21 @@ class SwarmApp(App[str]):
     def pages(self) -> int:
         return max(1, -(-len(self.order) // self.per_page))
 
+    def _place_judge(self) -> None:
+        """The judge pane shows by itself once there is judging to see, where a tile still
+        fits beside it and the sidebar; after J, as the human chose, at any size."""
+        show = self._judge_choice
+        if show is None:
+            work = any(a.role == "judge" for a in self.fleet.agents.values()) \
+                or bool(self.fleet.store.tasks())
+            room = self.size.width - cells(self._sidebar) - cells(self._judge)
+            show = work and room >= MIN_TILE_W
+        if show != self._judge.display:
+            self._judge.display = show
+            self.fleet.set_visible(self._visible_names())
+
     def _relayout(self) -> None:
+        self._place_judge()
         grid = self._grid
         width, height = grid.size.width, grid.size.height
         if not width or not height:
@@ -380,7 +401,7 @@ class SwarmApp(App[str]):
             spec, verify = result
             tid = self.fleet.tasks.add(name, {"spec": spec, "verify": verify}, origin="ui")
             self.notify(f"task #{tid} queued for {name}")
-            self._judge.display = True
+            self._place_judge()
             self._draw_sidebar()
 
     def action_review(self) -> None:
@@ -393,9 +414,8 @@ class SwarmApp(App[str]):
                 self.notify(str(exc), severity="warning")
 
     def action_judge_pane(self) -> None:
-        self._judge.display = not self._judge.display
-        self.fleet.set_visible(self._visible_names())
-        self.call_after_refresh(self._relayout)
+        self._judge_choice = not self._judge.display
+        self._place_judge()
 
     def action_reminders(self) -> None:
         self.push_screen(RemindersScreen(self.fleet), lambda _: self._draw_sidebar())

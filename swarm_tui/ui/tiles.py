@@ -23,6 +23,8 @@ from swarm_tui.agents.base import plain
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.ui.durations import since
 
+MIN_TILE_W, MIN_TILE_H = 36, 9  # the smallest tile worth showing (cells, borders included)
+
 STATE_CLASSES = {
     "starting": "-starting", "working": "-working", "idle": "-idle",
     "needs-permission": "-permission", "exited": "-exited", "unreachable": "-unreachable",

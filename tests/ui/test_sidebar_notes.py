@@ -59,3 +59,26 @@ async def test_the_sidebar_says_how_long_the_oldest_message_has_waited(slow_flee
                     detail=lambda: agent_lines(app, "Gauss"))
         await pilot.pause()
         assert "✉" not in agent_lines(app, "Hilbert")
+
+
+async def test_the_judge_pane_never_squeezes_out_the_tiles(live_fleet: Fleet) -> None:
+    """With tasks the judge pane shows by itself, but only where a tile still fits beside
+    it; J shows or hides it at any size."""
+    from swarm_tui.ui.judge import JudgePane
+    from swarm_tui.ui.tiles import MIN_TILE_W
+
+    live_fleet.store.add_task("Gauss", {"spec": "port the parser", "review_on_idle": 0}, "test")
+    app = SwarmApp(live_fleet)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(JudgePane)
+        await until(lambda: app._grid.size.width > 0, what="a laid out grid")
+        await pilot.pause()
+        assert not pane.display and app._grid.size.width >= MIN_TILE_W
+        await pilot.resize_terminal(200, 55)
+        await until(lambda: pane.display, what="the judge pane on a wide screen")
+        assert app._grid.size.width >= MIN_TILE_W
+        await pilot.press("J")  # the human's choice holds at any size
+        await until(lambda: not pane.display, what="J hides it")
+        await pilot.resize_terminal(80, 24)
+        await pilot.press("J")
+        await until(lambda: pane.display, what="J shows it on a small screen too")
