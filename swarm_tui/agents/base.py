@@ -10,7 +10,18 @@ from enum import StrEnum
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+# Escape sequences as ECMA-48 frames them, so that any parameters pass: CSI takes parameter
+# bytes 0x30-0x3F (digits and `:;<=>?`: `ESC[4:3m`, `ESC[58:2::255:0:0m`, `ESC[?2004h`),
+# intermediates 0x20-0x2F and one final byte; the string sequences (OSC such as OSC 8
+# hyperlinks, DCS, SOS, PM, APC) run to BEL or ST (`ESC \`), or to the end of the line when
+# the capture cut them; any other escape is ESC, intermediates, one final byte (`ESC(B`,
+# `ESC7`, `ESC=`), and a stray ESC goes too. The C1 forms of CSI and OSC (U+009B, U+009D)
+# count as well.
+ANSI = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b[P\]X^_]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b(?:[ -/]*[0-~])?"
+)
 
 
 def program(agent: ResolvedAgent, default: str) -> list[str]:
