@@ -275,7 +275,9 @@ def judge_verdict(prompt: str) -> str:
     """The mock judge: incomplete when the worker gave up or its screen says it failed."""
     found = REVIEW_NUMBER.search(prompt)
     head = f"VERDICT {found.group(1)}" if found else "VERDICT"
-    if "I've done my best" in prompt:
+    claim, _, screen = prompt.partition("The worker's screen just now:")
+    latest = screen.rsplit("\n> ", 1)[-1]  # the worker's latest turn, after its last prompt
+    if "I've done my best" in claim.split("What the worker said:")[-1] + latest:
         return f"{head}: INCOMPLETE: the worker stopped early; the task is not finished"
     if re.search(r"(?i)\b(error|failed|traceback)\b", prompt.split("What the worker said")[-1]):
         return f"{head}: INCOMPLETE: the worker's screen shows failures"
