@@ -297,13 +297,22 @@ def _rounds(text: str) -> int:
     return int(text)
 
 
+def _duration(secs: float) -> str:
+    """45s, 1m30s, 10m, 1h30m, 1d4h: the format layouts accept (stdlib-only here, as this
+    client is copied to remote nodes; swarm_tui.config.work.format_duration is the same)."""
+    units = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
+    left = max(0, int(secs))
+    for i, (unit, size) in enumerate(units):
+        if left >= size or unit == "s":
+            big, rest = divmod(left, size)
+            small = units[i + 1] if i + 1 < len(units) else None
+            tail = f"{rest // small[1]}{small[0]}" if small and rest // small[1] else ""
+            return f"{big}{unit}{tail}"
+    return "0s"
+
+
 def _age(ts: float) -> str:
-    secs = max(0, int(time.time() - ts))
-    if secs < 60:
-        return f"{secs}s"
-    if secs < 3600:
-        return f"{secs // 60}m"
-    return f"{secs // 3600}h{secs % 3600 // 60:02d}m"
+    return _duration(time.time() - ts)
 
 
 def cmd_ls(args: argparse.Namespace, run_dir: Path) -> int:
@@ -446,7 +455,8 @@ def cmd_remind(args: argparse.Namespace, run_dir: Path) -> int:
             print(json.dumps(reply["reminders"], indent=2))
             return 0
         for r in reply["reminders"]:
-            when = {"every": f"every {r['period'] / 60:g}m", "idle": f"idle {r['period'] / 60:g}m",
+            when = {"every": f"every {_duration(r['period'])}",
+                    "idle": f"idle {_duration(r['period'])}",
                     "at": f"at {r['at']}"}[r["kind"]]
             nxt = "" if r["kind"] == "idle" else \
                 time.strftime(" next %H:%M:%S", time.localtime(r["next_due"]))

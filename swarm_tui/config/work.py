@@ -7,7 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(s|m|h|d)$")
+DURATION = re.compile(r"^(?:\d+(?:\.\d+)?\s*[smhd]\s*)+$")  # 45s, 10m, 1h30m, 2d
+PART = re.compile(r"(\d+(?:\.\d+)?)\s*([smhd])")
+UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
 NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 TIME_OF_DAY = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
 MIN_PERIOD = 10.0  # seconds: a reminder firing more often would flood its agents
@@ -20,14 +22,31 @@ def seconds(text: str, minimum: float = 0.0) -> float:
     if NUMBER.match(t):
         raise ValueError(f"{text!r} has no unit: write \"{t}m\" for minutes or \"{t}s\" for "
                          "seconds (units: s, m, h)")
-    m = DURATION.match(t)
-    if not m:
+    if not DURATION.match(t):
         raise ValueError(f"{text!r} is not a duration such as 45s, 30m, 2h (units: s, m, h)")
-    value = float(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+    size = dict(UNITS)
+    value = sum(float(n) * size[u] for n, u in PART.findall(t))
     if value < minimum:
         raise ValueError(f"{text!r} is too short: at least {minimum:g}s (e.g. \"30s\", "
                          "\"10m\")")
     return value
+
+
+def format_duration(secs: float) -> str:
+    """A duration as people read it, and as `seconds` reads it back: the largest unit and
+    the next one when not zero (45s, 1m30s, 10m, 1h30m, 2h, 1d4h). Negative reads as 0s;
+    fractions of a second are dropped."""
+    left = max(0, int(secs))
+    for i, (unit, size) in enumerate(UNITS):
+        if left >= size or unit == "s":
+            big, rest = divmod(left, size)
+            text = f"{big}{unit}"
+            if i + 1 < len(UNITS):
+                small_unit, small_size = UNITS[i + 1]
+                if rest // small_size:
+                    text += f"{rest // small_size}{small_unit}"
+            return text
+    raise AssertionError("unreachable: the last unit takes any duration")
 
 
 class _Strict(BaseModel):
