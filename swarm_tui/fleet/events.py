@@ -27,6 +27,10 @@ class FleetListener(Protocol):
     def layout_changed(self) -> None:
         """Agents were added, removed or reordered (live reload)."""
 
+    def layout_invalid(self, problems: list[str], partly: bool = False) -> None:
+        """An edit of the layout file was not applied (`partly`: applied in part), one
+        problem per line as the loader wrote them; the last good layout stays in force."""
+
 
 class NullListener:
     def agent_changed(self, agent: Agent) -> None:
@@ -45,4 +49,7 @@ class NullListener:
         pass
 
     def layout_changed(self) -> None:
+        pass
+
+    def layout_invalid(self, problems: list[str], partly: bool = False) -> None:
         pass

@@ -40,6 +40,9 @@ class LogListener:
     def layout_changed(self) -> None:
         pass
 
+    def layout_invalid(self, problems: list[str], partly: bool = False) -> None:
+        pass  # the notice that follows says it
+
 
 class StartProgress:
     """While a fleet comes up: one line per host as it connects or fails (on stderr, before
@@ -77,3 +80,6 @@ class StartProgress:
 
     def layout_changed(self) -> None:
         pass
+
+    def layout_invalid(self, problems: list[str], partly: bool = False) -> None:
+        pass  # the notice that follows says it

@@ -118,9 +118,11 @@ async def watch_layout(fleet: Fleet, path: Path) -> None:
             new = load_layout(target)
             lines = await apply_layout(fleet, new)
         except ConfigError as exc:
+            fleet.listener.layout_invalid(str(exc).splitlines())
             fleet.listener.notice(f"layout not applied, the last good one stays: {exc}")
             continue
         except SwarmError as exc:
+            fleet.listener.layout_invalid(str(exc).splitlines(), partly=True)
             fleet.listener.notice(f"layout partly applied: {exc}")
             continue
         for line in lines:

@@ -9,10 +9,6 @@ from pathlib import Path
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.store import Message
 
-# What the engine's live reload says today (fleet/reload.py); a typed `layout_invalid` /
-# `layout_applied` pair from the engine makes these two prefixes unnecessary.
-NOT_APPLIED = "layout not applied, the last good one stays: "
-PARTLY_APPLIED = "layout partly applied: "
 _LINE = re.compile(r":(\d+):\s*")
 
 
@@ -70,9 +66,6 @@ class UiBridge:
         self.hosts.add(host)
 
     def notice(self, text: str) -> None:
-        for prefix, partly in ((NOT_APPLIED, False), (PARTLY_APPLIED, True)):
-            if text.startswith(prefix):
-                self.layout_invalid(text.removeprefix(prefix).splitlines(), partly)
         self.notices.append(text)
 
     def layout_changed(self) -> None:
