@@ -15,7 +15,7 @@ import asyncio
 import datetime as dt
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from swarm_tui.agents.base import AgentState
 from swarm_tui.config.skills import skill_text
@@ -39,7 +39,7 @@ def next_time_of_day(at: str, now: float) -> float:
     return when.timestamp()
 
 
-def spec_fields(spec: ReminderSpec, now: float) -> dict[str, object]:
+def spec_fields(spec: ReminderSpec, now: float) -> dict[str, Any]:
     kind = "every" if spec.every else "idle" if spec.idle else "at"
     period = seconds(spec.every or spec.idle) if kind != "at" else 0.0
     due = now + period if kind == "every" else next_time_of_day(spec.at, now) \
@@ -164,7 +164,7 @@ class Reminders:
             raise SwarmError(f"no reminder #{rid} (see `swarm remind list`)")
         return self._fire(row, self.targets(str(row["target"])))
 
-    def _fire(self, r: dict[str, object], agents: list[Agent]) -> list[tuple[int, str]]:
+    def _fire(self, r: dict[str, Any], agents: list[Agent]) -> list[tuple[int, str]]:
         rid = int(str(r["id"]))
         sender = f"reminder:{rid}"
         out = []
@@ -213,7 +213,7 @@ class Reminders:
         self._row(rid)
         self.store.update_reminder(rid, text=text, skill="")
 
-    def _row(self, rid: int) -> dict[str, object]:
+    def _row(self, rid: int) -> dict[str, Any]:
         row = next((r for r in self.store.reminders() if r["id"] == rid), None)
         if row is None:
             raise SwarmError(f"no reminder #{rid} (see `swarm remind list`)")

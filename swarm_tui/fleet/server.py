@@ -121,7 +121,7 @@ class Messages(_Req):
 
 AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Hook | Fresh | AddTask | Done | Judge
               | Tasks | Remind | Skills | Save)
-_requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,  # type: ignore[valid-type]
+_requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,
                                                            Field(discriminator="op")])
 
 
@@ -216,10 +216,10 @@ class FleetServer:
         if isinstance(req, Judge):
             return {"ok": True, "task": fleet.tasks.review(req.agent)}
         if isinstance(req, Tasks):
-            rows = fleet.store.tasks()
-            for row in rows:
-                row["verdicts"] = fleet.store.verdicts(int(row["id"]))
-            return {"ok": True, "tasks": rows}
+            tasks = fleet.store.tasks()
+            for task in tasks:
+                task["verdicts"] = fleet.store.verdicts(int(task["id"]))
+            return {"ok": True, "tasks": tasks}
         if isinstance(req, Remind):
             return {"ok": True, **self._remind(req)}
         if isinstance(req, Save):

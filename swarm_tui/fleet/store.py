@@ -11,6 +11,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS agents (
@@ -222,14 +223,14 @@ class Store:
             f"INSERT INTO tasks({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", vals)
         return int(cur.lastrowid or 0)
 
-    def tasks(self, agent: str | None = None) -> list[dict[str, object]]:
+    def tasks(self, agent: str | None = None) -> list[dict[str, Any]]:
         q = "SELECT * FROM tasks" + (" WHERE agent=?" if agent else "") + \
             " ORDER BY agent, position"
         cur = self.db.execute(q, (agent,) if agent else ())
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
-    def task(self, task_id: int) -> dict[str, object] | None:
+    def task(self, task_id: int) -> dict[str, Any] | None:
         cur = self.db.execute("SELECT * FROM tasks WHERE id=?", (task_id,))
         names = [d[0] for d in cur.description]
         r = cur.fetchone()
@@ -260,7 +261,7 @@ class Store:
             f"INSERT OR IGNORE INTO reminders({', '.join(cols)}) VALUES "
             f"({', '.join('?' * len(cols))})", [key, *fields.values()])
 
-    def reminders(self) -> list[dict[str, object]]:
+    def reminders(self) -> list[dict[str, Any]]:
         cur = self.db.execute("SELECT * FROM reminders ORDER BY id")
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]

@@ -46,7 +46,7 @@ TICK = 1.0  # seconds between looks at idle workers and undelivered task prompts
 PROMPT_TRIES = 3  # a task whose prompt fails this often stops and tells the human
 
 
-def task_fields(spec: Any, base: Path) -> dict[str, object]:
+def task_fields(spec: Any, base: Path) -> dict[str, Any]:
     """A layout TaskSpec as a tasks-table row (spec files read now)."""
     text = spec.spec
     if spec.spec_file:
@@ -98,17 +98,17 @@ class TaskBoard:
             self._focus_follows(agent)
         self.warn_same_family()
 
-    def add(self, agent_name: str, fields: dict[str, object], origin: str) -> int:
+    def add(self, agent_name: str, fields: dict[str, Any], origin: str) -> int:
         (agent,) = self.fleet.resolve([agent_name])
         tid = self.store.add_task(agent.name, fields, origin)
         self.kick(agent)
         return tid
 
     # ------------------------------------------------------------------ queries
-    def current(self, agent: str) -> dict[str, object] | None:
+    def current(self, agent: str) -> dict[str, Any] | None:
         return next((t for t in self.store.tasks(agent) if t["status"] in OPEN_TASK), None)
 
-    def judge_for(self, task: dict[str, object]) -> Agent | None:
+    def judge_for(self, task: dict[str, Any]) -> Agent | None:
         name = str(task["judge"] or "")
         if name:
             try:
@@ -227,7 +227,7 @@ class TaskBoard:
             self.tick()
             await asyncio.sleep(TICK)
 
-    def done(self, agent_name: str, note: str) -> dict[str, object]:
+    def done(self, agent_name: str, note: str) -> dict[str, Any]:
         (agent,) = self.fleet.resolve([agent_name])
         task = self.current(agent.name)
         if task is None:
@@ -309,7 +309,7 @@ class TaskBoard:
             return
         self._record(agent, task, who, verdict, raw)
 
-    async def _verify(self, agent: Agent, task: dict[str, object]) -> tuple[bool, str]:
+    async def _verify(self, agent: Agent, task: dict[str, Any]) -> tuple[bool, str]:
         host = self.fleet.link_of(agent).host
         cwd = agent.spec.cwd or "."
         rc, out = await host.shell(f"cd {shlex.quote(cwd)} && {task['verify']}",
@@ -355,7 +355,7 @@ class TaskBoard:
                 return verdict, raw
         return None, raw
 
-    def _record(self, agent: Agent, task: dict[str, object], who: str, verdict: Verdict,
+    def _record(self, agent: Agent, task: dict[str, Any], who: str, verdict: Verdict,
                 raw: str) -> None:
         tid = int(task["id"])
         word = "complete" if verdict.complete else "incomplete"

@@ -114,7 +114,7 @@ class SSHHost:
         try:
             # the whole bring-up is bounded: a half-open link must not hang the fleet
             self.conn = await asyncio.wait_for(
-                asyncssh.connect(self.address, **options), 30)  # type: ignore[arg-type]
+                asyncssh.connect(self.address, **options), 30)
             await asyncio.wait_for(self._prepare(), 60)
         except (OSError, asyncssh.Error, TimeoutError) as exc:
             await self.close()

@@ -117,7 +117,8 @@ def _is_side_request(body: dict[str, Any]) -> bool:
     """Title generation, topic detection and other background calls some CLIs make."""
     if body.get("max_tokens") == 1 or is_structured_request(body):
         return True
-    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    found = body.get("messages")
+    messages: list[Any] = found if isinstance(found, list) else []
     for msg in messages[:1]:  # chat clients put the system prompt first
         if isinstance(msg, dict) and msg.get("role") == "system" and re.search(
                 r"title generator", json.dumps(msg.get("content", "")), re.I):

@@ -129,8 +129,7 @@ def notification(line: bytes) -> Event | None:
         return Output(pane.decode(), unescape(data))
     if line.startswith(b"%extended-output "):
         head, sep, data = line.partition(b" : ")
-        pane = head.split(b" ")[1].decode()
-        return Output(pane, unescape(data) if sep else b"")
+        return Output(head.split(b" ")[1].decode(), unescape(data) if sep else b"")
     text = line.decode("utf-8", "replace")
     name, _, rest = text[1:].partition(" ")
     if name == "pause":
@@ -140,8 +139,8 @@ def notification(line: bytes) -> Event | None:
     if name == "exit":
         return Exit(rest.strip())
     if name == "subscription-changed":
-        head, _, value = rest.partition(" : ")
-        parts = head.split(" ")
+        sub_head, _, value = rest.partition(" : ")
+        parts = sub_head.split(" ")
         # name $session @window index %pane ...
         if len(parts) >= 5:
             return SubscriptionChanged(parts[0], parts[2], parts[4], value)
