@@ -24,6 +24,7 @@ from swarm_tui.config.skills import load_skills
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.ui.bridge import UiBridge
+from swarm_tui.ui.confirm import ConfirmScreen
 from swarm_tui.ui.help import HelpScreen, Section
 from swarm_tui.ui.judge import JudgePane
 from swarm_tui.ui.keys import FLEET_KEYS, bindings_of, key_text, palette_commands
@@ -424,17 +425,23 @@ class SwarmApp(App[str]):
         self.push_screen(FocusScreen("", self.fleet.name, title="Save the fleet as layout"),
                          self._save)
 
-    def _save(self, name: str | None) -> None:
+    def _save(self, name: str | None, force: bool = False) -> None:
         if not name:
             return
-        from swarm_tui.fleet.save import save_layout
+        from swarm_tui.fleet.save import save_folder, save_layout
 
+        name = name.strip()
+        target = save_folder(self.fleet) / f"{name}.toml"
+        if target.exists() and not force:
+            self.push_screen(ConfirmScreen(f"{target} exists. Overwrite it?"),
+                             lambda yes: self._save(name, force=True) if yes else None)
+            return
         try:
-            path = save_layout(self.fleet, name.strip())
+            path = save_layout(self.fleet, name, force=force)
         except Exception as exc:  # noqa: BLE001 - shown, never crashes the UI
             self.notify(str(exc), severity="error")
             return
-        self.notify(f"saved {path}: `swarm up {name.strip()}` brings it back")
+        self.notify(f"saved {path}: `swarm up {name}` brings it back")
 
     def action_messages(self) -> None:
         self.push_screen(MessagesScreen(self.fleet.store))

@@ -15,6 +15,7 @@ from textual.widgets import Input, TextArea
 import swarm_tui.ui
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.ui.app import SwarmApp
+from swarm_tui.ui.confirm import ConfirmScreen
 from swarm_tui.ui.keys import key_text
 from swarm_tui.ui.prompt import PromptScreen
 from swarm_tui.ui.task_editor import TaskScreen
@@ -97,6 +98,10 @@ async def test_no_key_is_bound_twice_on_any_screen(live_fleet: Fleet) -> None:
             assert double_bound(screen) == [], type(screen).__name__
             screen.dismiss(None)
             await until(lambda: len(app.screen_stack) == 1, what="back to the fleet view")
+        app.push_screen(ConfirmScreen("Overwrite it?"))  # opened by a save that would overwrite
+        await until(lambda: len(app.screen_stack) == 2, what="the question to open")
+        visited.add(type(app.screen))
+        assert double_bound(app.screen) == [], "ConfirmScreen"
     assert visited == our_screens()
 
 
