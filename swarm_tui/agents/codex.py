@@ -11,10 +11,19 @@ The screen, bottom up (120x40, captures in tests/fixtures/screens/codex-*.txt):
       ← for agents · ? for shortcuts           key hints; blank while a draft is typed
 
 An approval replaces the input box with a dialog ending in `Press enter to confirm or esc to
-cancel`. A finished turn leaves `Worked for 5s • 10:12` right above the box; while an answer
-streams nothing in the chrome says so, so `read` answers "cannot tell" and the tracker goes by
-output. Codex runs its `notify` program with a JSON argument when a turn completes:
-`agent-turn-complete`, also for the title it makes for a new thread in a side thread.
+cancel`; other choices (a first start's model-choice screen: a title such as `Meet GPT-6 Sol`,
+a paragraph, `› 1. Try new model` / `2. Use existing model`, `enter/esc confirm · ^c quit`)
+have no question line. A finished turn leaves `Worked for 5s • 10:12` right above the box;
+while an answer streams nothing in the chrome says so, so `read` answers "cannot tell" and the
+tracker goes by output. Codex runs its `notify` program with a JSON argument when a turn
+completes: `agent-turn-complete`, also for the title it makes for a new thread in a side
+thread.
+
+Typing: a message that starts with `/` is a command to Codex; an unknown `/word` is refused
+(`• Unrecognized command '/word'. …` above the box), the draft is kept and the cursor left at
+its start, and a lone `/prefix` runs the command its popup selects. A message that starts with
+`!` runs as a shell command. Both go in after a space, which Codex trims before the model
+sees the text.
 """
 
 from __future__ import annotations
@@ -38,6 +47,21 @@ COMMAND = re.compile(r"^\$ (.+)")
 TRANSCRIPT = ("› ", "• ", "◦ ", "■ ", "✔ ", "✗ ", "└ ")
 STARTING_HINT = "? for shortcuts"  # the hints before the session is configured
 TITLE_PROMPT = "Generate a concise, single-line task title"  # Codex's own side thread
+UNRECOGNIZED = re.compile(r"^• Unrecognized command '/[^']*'\. Type \"/\" for a list")
+TITLE_MAX = 100  # characters of a dialog's title and options kept as its question
+
+# Codex 0.171.0's own slash commands, as the Linux build accepts them: its `/` popup, and the
+# names it takes without listing them (aliases such as `quit`, `btw`, `clean`; debug ones),
+# measured by typing `/word text` into the real CLI; plus `apps` and `fast`, which it accepts
+# only with a ChatGPT login (connectors, a model's fast tier). Text starting with any other
+# `/word` is refused with "Unrecognized command", so it is typed after a space.
+COMMANDS = frozenset("""
+agents approve apps archive btw cd clean clear compact config copy cwd daemon daybreak
+debug-config debug-m-drop debug-m-update delete diff exit experimental export fast feedback
+fork goal hooks ide import init keymap logout mcp memories mention model new permissions pet
+pets plan plugins presets ps pwd quit raw rc recap remote rename resume review side skills
+status statusline stop subagents theme title tui usage vim voice warnings worktree
+""".split())
 
 
 class CodexAdapter(Adapter):
@@ -48,9 +72,11 @@ class CodexAdapter(Adapter):
     idle_quiet = 2.0
     submit_delay = 0.2  # Codex takes an Enter within 120 ms of fast input as a newline
     verify_timeout = 3.0
-    # C-u clears the cursor's line, a second C-u joins it to the line above: 64 clear a
+    # wherever the cursor is (a refused command leaves it at the draft's start, where C-u
+    # clears nothing): C-u clears to the start of its line, a second C-u joins the line to
+    # the one above; C-k clears to the end, a second joins the next line. 64 of each clear a
     # 32-line draft (longer pastes show as one marker). Never C-c: on an empty box it quits.
-    clear_draft_keys = ("C-u",) * 64
+    clear_draft_keys = ("C-u",) * 64 + ("C-k",) * 64
     fresh_command = "/new"
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
@@ -71,6 +97,17 @@ class CodexAdapter(Adapter):
         if model:
             argv += ["--model", model]
         return [*argv, "-"]
+
+    def typed_text(self, text: str) -> str:
+        """What to paste for `text`: text Codex would take as a command of its own (an
+        unknown `/word`, a `!` shell command) goes in after a space (see the module doc)."""
+        if text.startswith("!"):
+            return " " + text
+        if text.startswith("/"):
+            word = re.split(r"\s", text[1:], maxsplit=1)[0]
+            if word not in COMMANDS:
+                return " " + text
+        return text
 
     def hook_state(self, payload: dict[str, object]) -> AgentState | None:
         if payload.get("type") != "agent-turn-complete":
@@ -101,9 +138,10 @@ class CodexAdapter(Adapter):
         above = next((ln.strip() for ln in reversed(shown[:top]) if ln.strip()), "")
         if BUSY.match(above):
             return Reading(AgentState.WORKING, draft, "", context)
-        if TURN_END.match(above) or not any(
+        if TURN_END.match(above) or UNRECOGNIZED.match(above) or not any(
                 ln.lstrip().startswith(TRANSCRIPT) for ln in shown[:top]):
-            return Reading(AgentState.IDLE, draft, "", context)  # a turn ended, or none began
+            # a turn ended, none began, or a command was refused (its draft kept)
+            return Reading(AgentState.IDLE, draft, "", context)
         # an answer is streaming, a turn was interrupted or a picker is open above the box
         # (Enter would pick from it): only output and quiet can tell, and it is not ready
         return Reading(None, draft, "", context)
@@ -144,7 +182,8 @@ def _context(footer: list[str]) -> int | None:
 
 
 def _question(shown: list[str]) -> str:
-    """The dialog's question, with the command it would run when it shows one."""
+    """The dialog's question, with the command it would run when it shows one; for a choice
+    without a question line, its title and options. Never empty."""
     question, command = "", ""
     for ln in reversed(shown[-30:]):
         text = ln.strip()
@@ -153,4 +192,30 @@ def _question(shown: list[str]) -> str:
         if m := QUESTION.match(text):
             question = m.group(1)
             break
-    return f"{question} {command}".strip() if command else question
+    if question:
+        return f"{question} {command}".strip() if command else question
+    return _choice(shown)
+
+
+def _choice(shown: list[str]) -> str:
+    """`Title: 1. First / 2. Second` for a choice without a question line: the title is the
+    first line of the text above the options, up to the transcript or the screen's top."""
+    at = next((i for i in range(len(shown) - 1, -1, -1) if OPTION.match(shown[i])), None)
+    if at is None:
+        return "Codex asks for a choice"
+    first = at
+    while first > 0 and re.match(r"^\s*\d+\. ", shown[first - 1].removeprefix(PROMPT)):
+        first -= 1
+    last = at
+    while last + 1 < len(shown) and re.match(r"^\s*\d+\. ",
+                                             shown[last + 1].removeprefix(PROMPT)):
+        last += 1
+    options = [ln.removeprefix(PROMPT).strip() for ln in shown[first:last + 1]]
+    above = []
+    for ln in reversed(shown[:first]):
+        if ln.startswith(TRANSCRIPT):
+            break
+        above.append(ln.strip())
+    title = next((ln for ln in reversed(above) if ln), "Codex asks for a choice")
+    question = f"{title.rstrip(':')}: {' / '.join(options)}"
+    return question if len(question) <= TITLE_MAX else question[:TITLE_MAX - 1] + "…"

@@ -65,6 +65,11 @@ async def test_codex_after_an_unknown_command_still_takes_its_queue(
     await run.wait_states("idle", timeout=30)
     server = sandbox.tmux("codexq")
     server.send_keys("Hilbert", "/explain this please", literal=True)  # a human at the box
+    # Codex takes an Enter right after fast typing as a newline: press it once the box shows
+    # the whole draft
+    await async_wait_until(
+        lambda: run.fleet.agents["Hilbert"].tracker.reading.draft == "/explain this please",
+        15, "the typed draft in the box", run.screens)
     server.send_keys("Hilbert", "Enter")
     await async_wait_until(
         lambda: "Unrecognized command" in "\n".join(run.fleet.agents["Hilbert"].plain_screen())

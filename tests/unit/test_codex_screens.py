@@ -3,7 +3,9 @@
 tests/fixtures/screens/codex-*.txt are `capture-pane -p` of the real `codex` in a 120x40
 window of swarm's tmux config, running offline against FakeLLM (see
 swarm_tui/testing/codex_offline.py): starting, idle, drafts, working, streaming, approval,
-pickers.
+pickers; `unrecognized` after Codex refused `/explain this please` (draft kept); `model-choice`
+the first-start screen Codex shows for a model its catalog offers an upgrade (`--model
+gpt-5.6-sol`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from swarm_tui.agents.base import AgentState, Reading, plain
-from swarm_tui.agents.codex import CodexAdapter
+from swarm_tui.agents.codex import COMMANDS, CodexAdapter
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -49,6 +51,11 @@ def read(name: str) -> Reading:
         # a picker above the box would take Enter: not idle, so nothing is typed
         ("file-picker", Reading(None, "see @READ", "", 100)),
         ("slash-popup", Reading(None, "/new", "", 100)),
+        # refused as an unknown command: the draft stays, and the box takes a message
+        ("unrecognized", Reading(IDLE, "/explain this please\nand the second line", "", 100)),
+        # no question line: the title and the options say what it asks
+        ("model-choice", Reading(AgentState.NEEDS_PERMISSION, None,
+                                 "Meet GPT-6 Sol: 1. Try new model / 2. Use existing model")),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:
@@ -116,3 +123,56 @@ def test_headless_reads_the_prompt_from_stdin() -> None:
     argv = CodexAdapter().headless("gpt-5")
     assert argv[:2] == ["codex", "exec"] and argv[-1] == "-"
     assert ["--model", "gpt-5"] == argv[argv.index("--model"):argv.index("--model") + 2]
+
+
+def test_model_choice_reads_the_same_with_the_other_option_selected_and_in_colour() -> None:
+    lines = screen("model-choice")
+    first = lines.index("› 1. Try new model")
+    lines[first:first + 2] = ["  1. Try new model", "› 2. Use existing model"]
+    assert CodexAdapter().read(lines) == read("model-choice")
+    ansi = screen("model-choice-ansi")
+    assert CodexAdapter().read([plain(ln) for ln in ansi]) == read("model-choice")
+
+
+def test_a_choice_without_question_or_title_still_asks_something() -> None:
+    lines = ["› 1. Yes, continue", "  2. No, stop", "", "  enter/esc confirm · ^c quit"]
+    assert CodexAdapter().read(lines).question == "Codex asks for a choice: 1. Yes, continue " \
+        "/ 2. No, stop"
+    long = ["  " + "A very long title " * 10, "", *lines]
+    question = CodexAdapter().read(long).question
+    assert question.startswith("A very long title") and len(question) == 100
+
+
+@pytest.mark.parametrize(
+    ("text", "typed"),
+    [
+        ("/new", "/new"),  # Codex's own commands stay commands
+        ("/compact keep the plan", "/compact keep the plan"),
+        ("/status of the build: green", "/status of the build: green"),
+        ("/review the parser", "/review the parser"),
+        ("/explain this please", " /explain this please"),  # "Unrecognized command"
+        ("/statu", " /statu"),  # the popup would run /status
+        ("/New", " /New"),  # commands are lower case
+        ("/tmp/logs are full", " /tmp/logs are full"),
+        ("/", " /"),
+        ("!rm -rf build", " !rm -rf build"),  # a shell command in Codex
+        ("fix it, then /new", "fix it, then /new"),
+        (" /already spaced", " /already spaced"),
+    ],
+)
+def test_typed_text_keeps_commands_and_escapes_the_rest(text: str, typed: str) -> None:
+    assert CodexAdapter().typed_text(text) == typed
+
+
+def test_the_fresh_command_is_one_of_codexs_commands() -> None:
+    fresh = CodexAdapter().fresh_command
+    assert fresh.startswith("/") and fresh[1:] in COMMANDS
+    assert CodexAdapter().typed_text(fresh) == fresh
+
+
+def test_clear_keys_reach_both_ends_of_a_draft() -> None:
+    """A refused command leaves the cursor at the draft's start: keys that only delete
+    backwards (C-u) would clear nothing there, so the keys delete both ways."""
+    keys = CodexAdapter().clear_draft_keys
+    assert keys.count("C-u") >= 64 and keys.count("C-k") >= 64
+    assert "C-c" not in keys  # on an empty box Codex would quit
