@@ -24,6 +24,7 @@ from swarm_tui.fleet.events import FleetListener, NullListener
 from swarm_tui.fleet.injection import HUMAN, Injector
 from swarm_tui.fleet.link import NVIDIA_SMI, HostLink, parse_gpus
 from swarm_tui.fleet.reminders import Reminders
+from swarm_tui.fleet.screens import ScreenReader
 from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
 from swarm_tui.fleet.tasks import TaskBoard
 from swarm_tui.fleet.tracker import StateTracker
@@ -33,9 +34,6 @@ from swarm_tui.tmux.client import ControlClient
 from swarm_tui.tmux.commands import quote, sanitize
 from swarm_tui.tmux.protocol import Event, Exit, Output, Pause, SubscriptionChanged, WindowClose
 
-VISIBLE_INTERVAL = 0.05  # seconds between captures of a tile on screen
-HIDDEN_INTERVAL = 1.0  # seconds between captures of an agent off screen
-COALESCE = 0.008  # seconds to gather a burst of %output before one round of captures
 GPU_INTERVAL = 5.0  # seconds between nvidia-smi readings per host
 BACKOFF_MAX = 5.0  # seconds: reconnects try at least this often
 DEAD_SUB = "swarm-dead"
@@ -52,9 +50,9 @@ class Fleet:
         self.listener: FleetListener = listener or NullListener()
         self.links = {k: HostLink(k, h) for k, h in (hosts or make_hosts(loaded)).items()}
         self.agents: dict[str, Agent] = {}
-        self._visible: set[str] = set()
-        self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        self.screens = ScreenReader(self.agents, self.links, lambda: self.listener,
+                                    self._evaluate)
         self._injector = Injector(store, self.control_for, self.capture, self._message_queued,
                                   self.reachable, self._typed, self._obsolete,
                                   lambda text: self.listener.notice(text))
@@ -105,7 +103,7 @@ class Fleet:
                     raise result
                 self._link_state(link, False, str(result))
                 self._spawn(self._reconnect(link), f"reconnect-{link.name}")
-        self._spawn(self._refresh_loop(), "fleet-refresh")
+        self._spawn(self.screens.run(), "fleet-refresh")
         for link in self.links.values():
             self._spawn(self._telemetry_loop(link), f"gpus-{link.name}")
         for agent in self.agents.values():
@@ -159,11 +157,11 @@ class Fleet:
             agent.dirty = True
             link.by_pane[agent.pane] = agent
         link.attempts = 0
-        await self._refresh(list(link.by_pane.values()))
+        await self.screens.refresh(list(link.by_pane.values()))
         self._link_state(link, True, "")
         for agent in link.by_pane.values():
             agent.changed.set()  # queued messages may go now
-        self._wake.set()
+        self.screens.wake.set()
 
     async def stop(self) -> None:
         """Stop watching; the agents keep running in tmux."""
@@ -234,7 +232,7 @@ class Fleet:
             self.created.append(agent.name)
         link.by_pane[agent.pane] = agent
         agent.dirty = True
-        self._wake.set()
+        self.screens.wake.set()
         return created
 
     def add_agent(self, agent: Agent) -> None:
@@ -302,25 +300,25 @@ class Fleet:
                 agent.tracker.output(time.monotonic())
                 agent.last_output_wall = time.time()
                 agent.dirty = True
-                self._wake.set()
+                self.screens.wake.set()
         elif isinstance(event, Pause):
             agent = link.by_pane.get(event.pane)
             if agent is not None:
                 agent.paused = agent.dirty = True
-                self._wake.set()
+                self.screens.wake.set()
         elif isinstance(event, SubscriptionChanged) and event.name == DEAD_SUB:
             agent = link.by_pane.get(event.pane)
             if agent is not None:
                 agent.tracker.pane_died(event.value.strip() == "1")
                 agent.dirty = True
-                self._wake.set()
+                self.screens.wake.set()
         elif isinstance(event, WindowClose):
             for agent in list(link.by_pane.values()):
                 if agent.window == event.window:
                     agent.tracker.pane_died(True)
                     link.by_pane.pop(agent.pane, None)
                     agent.pane = ""
-                    self._wake.set()
+                    self.screens.wake.set()
         elif isinstance(event, Exit) and link.connected and link.control is not None \
                 and link.control.closed.is_set():
             reason = event.reason or "tmux control client exited"
@@ -389,53 +387,11 @@ class Fleet:
     # ------------------------------------------------------------------ screens
     def set_visible(self, names: set[str]) -> None:
         """Which agents have a tile on screen (they are re-read fast)."""
-        newly = names - self._visible
-        self._visible = set(names)
-        for name in newly:
-            if name in self.agents:
-                self.agents[name].dirty = True
-        self._wake.set()
-
-    def _interval(self, agent: Agent) -> float:
-        return VISIBLE_INTERVAL if agent.name in self._visible else HIDDEN_INTERVAL
+        self.screens.set_visible(names)
 
     async def capture(self, agent: Agent) -> list[str]:
         """Re-read one agent's screen now; returns its plain lines."""
-        await self._refresh([agent])
-        return agent.plain_screen()
-
-    async def _refresh(self, agents: list[Agent]) -> None:
-        """Capture agents' panes, one pipelined round per host."""
-        by_link: dict[str, list[Agent]] = {}
-        for a in agents:
-            if a.pane and self.link_of(a).connected:
-                by_link.setdefault(a.spec.host, []).append(a)
-        await asyncio.gather(*(self._refresh_link(self.links[k], v) for k, v in by_link.items()))
-
-    async def _refresh_link(self, link: HostLink, agents: list[Agent]) -> None:
-        control = link.control
-        if control is None:
-            return
-        futures = await control.send([f"capture-pane -p -e -N -t {a.pane}" for a in agents])
-        now = time.monotonic()
-        continues = []
-        for agent, fut in zip(agents, futures, strict=True):
-            reply = await fut
-            agent.last_capture = now
-            agent.dirty = False
-            if not reply.ok:
-                continue
-            agent.screen = [ln.decode("utf-8", "replace") for ln in reply.lines]
-            if agent.adapter.reads_screen:
-                agent.tracker.screen(agent.adapter.read(agent.plain_screen()))
-            if agent.paused:
-                agent.paused = False
-                continues.append(f"refresh-client -A {quote(agent.pane + ':continue')}")
-            if agent.name in self._visible:
-                self.listener.screen_changed(agent)
-        if continues:
-            await control.send(continues)
-        self._evaluate(now, agents)
+        return await self.screens.capture(agent)
 
     def _evaluate(self, now: float, agents: list[Agent] | None = None) -> None:
         for agent in self.agents.values() if agents is None else agents:
@@ -461,43 +417,11 @@ class Fleet:
         agent.tracker.typed(time.monotonic())
         if agent.state is not old:
             self._state_changed(agent, old)
-        self._wake.set()
+        self.screens.wake.set()
 
     def _obsolete(self, agent: Agent, message: Message) -> str:
         """Why a queued message should no longer be typed ("" to type it)."""
         return self.tasks.obsolete(agent, message) or self.reminders.obsolete(agent, message)
-
-    async def _refresh_loop(self) -> None:
-        timeout: float | None = None
-        while True:
-            try:
-                await asyncio.wait_for(self._wake.wait(), timeout)
-            except TimeoutError:
-                pass
-            # let a burst of doorbells ring before reading: one round of captures for all
-            await asyncio.sleep(COALESCE)
-            self._wake.clear()
-            now = time.monotonic()
-            due = [a for a in self.agents.values()
-                   if a.dirty and a.pane and a.last_capture + self._interval(a) <= now]
-            if due:
-                try:
-                    await self._refresh(due)
-                except SwarmError:
-                    pass  # a link went down; its Exit event says so
-            self._evaluate(now, [a for a in self.agents.values()
-                                 if (d := a.tracker.next_deadline()) is not None and d <= now])
-            timeout = self._next_timeout()
-
-    def _next_timeout(self) -> float | None:
-        """Seconds until a capture falls due or a state may change on its own; None: never."""
-        deadlines = []
-        for agent in self.agents.values():
-            if agent.dirty and agent.pane:
-                deadlines.append(agent.last_capture + self._interval(agent))
-            if (d := agent.tracker.next_deadline()) is not None:
-                deadlines.append(d)
-        return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 
     # ------------------------------------------------------------------ commands
     def resolve(self, names: list[str], all_agents: bool = False, role: str | None = None,
@@ -571,7 +495,7 @@ class Fleet:
         agent.tracker = StateTracker(agent.adapter, started=now)
         await control.run(f"respawn-pane -k -t {agent.pane} {quote(command)}")
         agent.dirty = True
-        self._wake.set()
+        self.screens.wake.set()
 
     def hook(self, name: str, payload: dict[str, object]) -> str | None:
         """A structured signal from an agent's CLI (its hooks / notify program)."""
@@ -581,7 +505,7 @@ class Fleet:
             old = agent.state
             agent.tracker.signalled(state, time.monotonic())
             self._state_changed(agent, old)
-            self._wake.set()
+            self.screens.wake.set()
         return state.value if state else None
 
     def attach_argv(self, name: str) -> list[str]:
@@ -593,7 +517,7 @@ class Fleet:
         if message.task:
             self.tasks.message_settled(agent, message)
         self.listener.agent_changed(agent)
-        self._wake.set()  # a delivery changes what the state should be: re-evaluate
+        self.screens.wake.set()  # a delivery changes what the state should be: re-evaluate
 
     def sender_for_token(self, token: str | None) -> str:
         if not token:
