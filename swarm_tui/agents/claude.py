@@ -88,7 +88,10 @@ class ClaudeAdapter(Adapter):
 
     def typed_text(self, text: str) -> str:
         """What to paste for `text`: a leading `/` that is not a Claude Code command would be
-        refused by the CLI, so such text goes in after a space (the model gets it as typed)."""
+        refused by the CLI, and a leading `!` would run the text as a shell command (bash
+        mode), so such text goes in after a space (the model gets it as typed)."""
+        if text.startswith("!"):
+            return " " + text
         if text.startswith("/"):
             word = re.split(r"\s", text[1:], maxsplit=1)[0]
             if word not in COMMANDS:

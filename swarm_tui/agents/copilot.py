@@ -16,6 +16,11 @@ box with a framed dialog: `│ Do you want to run this command? │`, numbered o
 
 ctrl+c clears a draft when idle, but cancels the turn when busy and exits when pressed twice
 on an empty box: the injector sends it only to clear a non-empty draft of an idle agent.
+
+A message that starts with `!` would run as a shell command (`$ Shell …`), and Copilot trims
+whitespace before it looks, so a space cannot escape it: it is typed after a zero-width space
+(U+200B, which JavaScript's trim keeps), and the model gets the text with that invisible mark
+in front.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ RULE = re.compile(r"^─{8,}$")
 BUSY = re.compile(r"^\s*\S?\s*Working\b")
 DIALOG_HINT = re.compile(r"enter to select")
 QUESTION = re.compile(r"^│\s*Do you (?:want to )?(.+?)\?")
+ZERO_WIDTH_SPACE = "\u200b"  # not whitespace to JavaScript's trim
 
 
 class CopilotAdapter(Adapter):
@@ -45,6 +51,10 @@ class CopilotAdapter(Adapter):
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         model = ["--model", agent.model] if agent.model else []
         return command_line([*self.program(agent), *model, *agent.args])
+
+    def typed_text(self, text: str) -> str:
+        """`text`, unless it starts with `!` (a shell command): see the module doc."""
+        return ZERO_WIDTH_SPACE + text if text.startswith("!") else text
 
     def headless(self, model: str) -> list[str]:
         # piped stdin is the prompt; -s prints the answer alone; prompt mode needs the tools

@@ -113,6 +113,13 @@ def test_typed_text_keeps_commands_and_escapes_other_slashes() -> None:
     assert {"clear", "compact", "model", "resume"} <= COMMANDS
 
 
+def test_typed_text_escapes_a_leading_bang() -> None:
+    """`!` first puts Claude Code in bash mode: the text would run as a shell command."""
+    adapter = ClaudeAdapter()
+    assert adapter.typed_text("!rm -rf build") == " !rm -rf build"
+    assert adapter.typed_text("important! read this") == "important! read this"
+
+
 def _agent(**kw: object) -> ResolvedAgent:
     base: dict[str, object] = dict(name="Gauss", cli="claude", model="", role="worker", focus="",
                                    prompt="", command="", args=(), env={}, cwd="/w", index=0)

@@ -82,3 +82,11 @@ def test_launch_and_headless() -> None:
     argv = CopilotAdapter().headless("gpt-5")
     assert argv[0] == "copilot" and "-p" not in argv  # the prompt comes on stdin
     assert {"-s", "--allow-all-tools"} <= set(argv) and argv[-2:] == ["--model", "gpt-5"]
+
+
+def test_typed_text_escapes_a_leading_bang_with_a_zero_width_space() -> None:
+    """`!` first runs the text as a shell command; Copilot trims spaces before it looks."""
+    adapter = CopilotAdapter()
+    assert adapter.typed_text("!rm -rf build") == "\u200b!rm -rf build"
+    assert adapter.typed_text("/tmp/build has the logs") == "/tmp/build has the logs"
+    assert adapter.typed_text("important! read this") == "important! read this"
