@@ -24,19 +24,28 @@ class HostReport:
     line: str
 
 
-def programs(agents: list[ResolvedAgent], python: str) -> list[str]:
-    """The programs a host's agents need (and Python for the client): each CLI's executable as
-    its adapter launches it, i.e. the layout's `command` where it names one."""
-    needed = [python]
+def programs(agents: list[ResolvedAgent], python: str) -> list[tuple[str, str]]:
+    """The programs a host's agents need (and Python for the client), each with the PATH it is
+    looked up in ("" for the host's own): each CLI's executable as its adapter launches it,
+    i.e. the layout's `command` where it names one, on the PATH the layout gives the agent."""
+    needed = [(python, "")]
     for agent in agents:
         if agent.cli == "generic":
             words = shlex.split(agent.command)
         else:
             words = [] if agent.cli == "mock" else adapter_for(agent.cli).program(agent)
-        program = words[0] if words else ""
-        if program and program not in needed:
-            needed.append(program)
+        wanted = (words[0] if words else "", agent.env.get("PATH", ""))
+        if wanted[0] and wanted not in needed:
+            needed.append(wanted)
     return needed
+
+
+def _probe(program: str, path: str) -> str:
+    """Shell words that print y if `program` is found (on `path`, when given), else n."""
+    look = f"command -v {command_line([program])} >/dev/null 2>&1"
+    if path:
+        look = f"(PATH={shlex.quote(path)}; {look})"
+    return f"{look} && echo y || echo n"
 
 
 async def check_host(host: Host, agents: list[ResolvedAgent]) -> HostReport:
@@ -44,12 +53,12 @@ async def check_host(host: Host, agents: list[ResolvedAgent]) -> HostReport:
         await host.connect()  # reachable, host key trusted, tmux present and new enough
         ctx = host.launch_context()
         needed = programs(agents, ctx.python)
-        probe = "; ".join(f"command -v {command_line([p])} >/dev/null 2>&1 && echo y || echo n"
-                          for p in needed)
+        probe = "; ".join(_probe(p, path) for p, path in needed)
         rc, out = await host.shell(f"{probe}; tmux -V; {NVIDIA_COUNT}", timeout=20)
         lines = out.splitlines()
-        found = dict(zip(needed, [ln.strip() == "y" for ln in lines[: len(needed)]],
-                         strict=False))
+        found: dict[str, bool] = {}
+        for (p, _), ln in zip(needed, lines[: len(needed)], strict=False):
+            found[p] = found.get(p, True) and ln.strip() == "y"
         tmux = next((ln for ln in lines if ln.startswith("tmux ")), "tmux ?")
         gpus = lines[-1].strip() if lines and lines[-1].strip().isdigit() else "0"
         missing = [p for p, ok in found.items() if not ok]

@@ -27,11 +27,11 @@ def claude() -> Path:
     return path
 
 
-def _layout(sandbox: Any, fake: FakeLLM, command: str) -> Path:
+def _layout(sandbox: Any, fake: FakeLLM, command: str, path: str = BARE_PATH) -> Path:
     proj = sandbox.files / "proj"
     proj.mkdir(exist_ok=True)
     config = seed_config(sandbox.files / "claude-config", [proj])
-    env = {**offline_env(config, fake.base_url), "PATH": BARE_PATH}
+    env = {**offline_env(config, fake.base_url), "PATH": path}
     return sandbox.layout(
         "cc", {"name": "Ada", "cli": "claude", "cwd": str(proj), "env": env, "command": command}
     )
@@ -60,3 +60,13 @@ def test_doctor_finds_the_executable_the_layout_names(sandbox, claude, fake) -> 
     )
     assert missing.returncode == 1, missing.stdout + missing.stderr
     assert f"{claude}-not-here MISSING" in missing.stdout, missing.stdout
+
+
+def test_doctor_looks_on_the_path_the_layout_gives_the_agent(sandbox, claude, fake) -> None:
+    on_agents_path = _layout(sandbox, fake, "", path=f"{claude.parent}:{BARE_PATH}")
+    found = sandbox.swarm("doctor", str(on_agents_path), env={"PATH": BARE_PATH})
+    assert found.returncode == 0, found.stdout + found.stderr
+    assert " claude;" in found.stdout and "MISSING" not in found.stdout, found.stdout
+
+    off_path = sandbox.swarm("doctor", str(_layout(sandbox, fake, "")), env={"PATH": BARE_PATH})
+    assert off_path.returncode == 1 and "claude MISSING" in off_path.stdout, off_path.stdout

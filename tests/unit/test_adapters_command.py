@@ -89,19 +89,21 @@ def test_command_line_quotes_every_word_but_a_leading_home() -> None:
     ]
 
 
-def test_doctor_checks_the_layouts_executable() -> None:
+def test_doctor_checks_the_layouts_executable_on_the_agents_path() -> None:
     agents = [
         _agent("claude", command="/opt/claude/bin/claude"),
         _agent("codex"),
+        _agent("codex", env={"PATH": "/opt/codex/bin:/usr/bin"}),
         _agent("cursor"),
         _agent("gemini", command="~/bin/gemini --proxy x"),
         _agent("generic", command="python3 -m http.server"),
         _agent("mock"),
     ]
     assert programs(agents, "python3") == [
-        "python3",
-        "/opt/claude/bin/claude",
-        "codex",
-        "agent",
-        "~/bin/gemini",
+        ("python3", ""),
+        ("/opt/claude/bin/claude", ""),
+        ("codex", ""),
+        ("codex", "/opt/codex/bin:/usr/bin"),
+        ("agent", ""),
+        ("~/bin/gemini", ""),
     ]
