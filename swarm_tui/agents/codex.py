@@ -86,6 +86,8 @@ class CodexAdapter(Adapter):
         argv = [*self.program(agent), "--no-daemon"]
         if agent.model:
             argv += ["--model", agent.model]
+        if ctx.state_dir:  # writable in its sandbox: a fresh start's handoff note goes there
+            argv += ["--add-dir", ctx.state_dir]
         if agent.hooks:
             notify = [f"{ctx.bin_dir}/swarm", "hook", "codex"]
             argv += ["-c", "notify=[" + ", ".join(json.dumps(w) for w in notify) + "]"]

@@ -37,7 +37,8 @@ class AgentDefaults(_Strict):
     role: str = Field("worker", description="A role name; `swarm send --role` targets it.")
     cwd: str = Field("", description="Working directory (relative to the layout file).")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
-    command: str = Field("", description="Command line for cli='generic' agents.")
+    command: str = Field("", description="Command line for cli='generic' (run by the shell); "
+                         "for other CLIs, the executable's words in place of its usual name.")
 
 
 class AgentSpec(_Strict):

@@ -72,6 +72,10 @@ class LocalHost:
 
     async def connect(self) -> None:
         check_tmux(self.tmux)
+        # agents' CLIs are told of it at launch (Claude Code and Codex need it to exist)
+        state = Path(self.launch_context().state_dir)
+        for folder in (*reversed(state.parents[:2]), state):
+            folder.mkdir(mode=0o700, exist_ok=True)
 
     def launch_context(self) -> LaunchContext:
         return LaunchContext(
