@@ -19,6 +19,7 @@ from swarm_tui import paths
 from swarm_tui.client import (
     CLIENT_VERBS,
     ClientError,
+    Refused,
     add_client_verbs,
     find_socket,
     parse_args,
@@ -255,6 +256,9 @@ def cmd_down(args: argparse.Namespace) -> int:
     if sock.exists():
         try:  # tell the owner first, so it exits instead of reconnecting
             request(sock, {"op": "down"}, timeout=10)
+        except Refused as exc:  # e.g. asked from an agent's pane: nothing is stopped
+            print(f"swarm: {exc}", file=sys.stderr)
+            return 1
         except ClientError:
             pass  # no owner running: nothing to tell
     hosts = make_hosts(loaded)

@@ -35,6 +35,10 @@ class ClientError(Exception):
     """One line for the user: no swarm running, or the swarm refused the request."""
 
 
+class Refused(ClientError):
+    """The swarm answered, and said no."""
+
+
 def find_socket(fleet: str | None, run_dir: Path) -> Path:
     if fleet:
         path = run_dir / f"{fleet_slug(fleet)}.sock"
@@ -84,7 +88,7 @@ def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[
         raise ClientError(f"swarm on {path} closed the connection without an answer")
     reply: dict[str, Any] = json.loads(data)
     if not reply.get("ok"):
-        raise ClientError(str(reply.get("error", "request refused")))
+        raise Refused(str(reply.get("error", "request refused")))
     return reply
 
 

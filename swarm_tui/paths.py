@@ -36,9 +36,8 @@ def private_dir(path: Path) -> Path:
 
 def run_dir() -> Path:
     """A 0700 directory for sockets and lock files (short path: sockets are limited to 107)."""
-    home = os.environ.get("SWARM_HOME")
-    path = Path(home) / "run" if home else state_dir() / "run"
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = state_dir() / "run"  # the state dir first: a new SWARM_HOME is made 0700 too
+    path.mkdir(exist_ok=True, mode=0o700)
     os.chmod(path, 0o700)
     return path
 

@@ -59,6 +59,7 @@ class Fleet:
         self.ended = asyncio.Event()  # set when the fleet's tmux sessions are gone for good
         self.end_reason = ""
         self._stopping = False
+        self._resumed = False  # the journal's open messages are queued (see `send`)
         self.created: list[str] = []  # agents this start created (the rest were re-attached)
         self.tasks = TaskBoard(self)
         self.reminders = Reminders(self)
@@ -280,12 +281,16 @@ class Fleet:
         await control.run(f"set-option -w -t {agent.window} @swarm_agent {quote(spec.name)}")
 
     def _resume_journal(self) -> None:
-        """Re-queue what a previous run journaled but did not deliver."""
+        """Queue what the journal holds undelivered, in the order it was written: a previous
+        run's messages, and what was sent while this one was starting."""
         for agent in self.agents.values():
             self._resume(agent)
+        self._resumed = True
 
     def _resume(self, agent: Agent) -> None:
         for message in self.store.open_messages(agent.name):
+            if message.id in agent.waiting:
+                continue  # already in its queue
             if message.status == SENDING:
                 # it may have been typed before the crash: never type it twice
                 self.store.mark(message.id, UNCERTAIN, "swarm stopped while typing it")
@@ -458,7 +463,8 @@ class Fleet:
         out = []
         for agent in agents:
             message = self.store.enqueue(sender, agent.name, clean, task)
-            self._injector.enqueue(agent, message)
+            if self._resumed:  # until then the journal's resume queues it, in order
+                self._injector.enqueue(agent, message)
             out.append(message)
         return out
 

@@ -6,6 +6,7 @@ so a crash of swarm loses nothing: on restart the queue resumes from here.
 
 from __future__ import annotations
 
+import os
 import secrets
 import sqlite3
 import time
@@ -106,6 +107,13 @@ class Store:
 
     def __init__(self, path: Path):
         self.path = path
+        # the journal holds every message and every agent's token: 0600, and SQLite gives
+        # its -wal and -shm files the journal's own mode
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        for file in (path, path.with_name(path.name + "-wal"),
+                     path.with_name(path.name + "-shm")):
+            if file.exists() and file.stat().st_mode & 0o077:
+                os.chmod(file, 0o600)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # durable across a crash of the process

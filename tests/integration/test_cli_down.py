@@ -63,3 +63,21 @@ def test_down_without_an_engine_settles_the_journal_too(sandbox: Sandbox):
                "the message to be cancelled")
     quiet = sandbox.swarm("down", str(layout))  # nothing left to settle: nothing said
     assert quiet.stdout.splitlines() == ["swarm: fleet 'dn2' on local: was not running"]
+
+
+def test_an_agent_cannot_stop_the_fleet(sandbox: Sandbox):
+    """`swarm down` from an agent's pane: the engine refuses, and the CLI stops nothing."""
+    import sqlite3
+
+    layout = sandbox.layout("nodown", mock_agent("Ada"))
+    owner = sandbox.start_headless(layout)
+    owner.wait_ready()
+    with sqlite3.connect(sandbox.db_path("nodown")) as db:
+        (token,) = db.execute("SELECT token FROM agents WHERE name='Ada'").fetchone()
+    down = sandbox.swarm("down", str(layout), env={"SWARM_TOKEN": token})
+    assert down.returncode != 0
+    assert down.stderr.strip() == "swarm: an agent cannot stop the fleet; ask the human"
+    assert sandbox.tmux("nodown").has_session("nodown") or sandbox.tmux("nodown").alive()
+    ls = sandbox.swarm("ls")
+    assert ls.returncode == 0, ls.stderr  # the engine still runs
+    owner.interrupt()

@@ -197,3 +197,41 @@ def test_everything_survives_closing_and_reopening(db_path: Path) -> None:
         assert again.enqueue("human", "Gauss", "after restart").id > sending.id
     finally:
         again.close()
+
+
+def test_the_journal_and_its_wal_are_private_whatever_the_umask(tmp_path: Path) -> None:
+    """Messages and tokens are in these files: another local user must not read them."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        store = Store(tmp_path / "fleet.sqlite3")
+        store.enqueue("human", "Ada", "secret")  # the WAL and its index now exist
+        files = [tmp_path / n for n in ("fleet.sqlite3", "fleet.sqlite3-wal",
+                                        "fleet.sqlite3-shm")]
+        assert all(f.exists() for f in files)
+        assert [stat.S_IMODE(f.stat().st_mode) for f in files] == [0o600] * 3
+        store.close()
+        os.chmod(files[0], 0o644)  # a journal written by an older swarm
+        Store(files[0]).close()
+        assert stat.S_IMODE(files[0].stat().st_mode) == 0o600
+    finally:
+        os.umask(old)
+
+
+def test_a_new_swarm_home_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import stat
+
+    from swarm_tui import paths
+
+    home = tmp_path / "new-home"
+    monkeypatch.setenv("SWARM_HOME", str(home))
+    old = os.umask(0o022)
+    try:
+        paths.socket_path("demo")  # the first thing a client asks for
+        assert stat.S_IMODE(home.stat().st_mode) == 0o700
+        assert stat.S_IMODE((home / "run").stat().st_mode) == 0o700
+    finally:
+        os.umask(old)
