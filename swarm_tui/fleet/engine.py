@@ -460,12 +460,10 @@ class Fleet:
         if not clean.strip():
             raise SwarmError("empty message: nothing to send")
         agents = self.resolve(names)
-        out = []
-        for agent in agents:
-            message = self.store.enqueue(sender, agent.name, clean, task)
+        out = self.store.enqueue_all(sender, [a.name for a in agents], clean, task)
+        for agent, message in zip(agents, out, strict=True):
             if self._resumed:  # until then the journal's resume queues it, in order
                 self._injector.enqueue(agent, message)
-            out.append(message)
         return out
 
     def set_focus(self, name: str, label: str, by: str = HUMAN) -> Agent:

@@ -32,6 +32,8 @@ from swarm_tui.tmux.commands import quote
 CHUNK_CHARS = 4000  # characters per set-buffer command; keeps control lines short
 RECHECK = 2.0  # seconds: a waiting queue re-reads the screen at least this often
 DRAFT_RETRY = 15.0  # seconds before trying again to clear a draft that would not clear
+RESTART_MIN, RESTART_MAX = 1.0, 30.0  # seconds between restarts of a failing queue
+NOTICE_EVERY = 60.0  # seconds: a queue that keeps failing says so at most this often
 HUMAN = "human"
 _buffer_ids = itertools.count(1)
 
@@ -85,6 +87,8 @@ class Injector:
         self._tasks: dict[str, tuple[Agent, asyncio.Task[None]]] = {}
         self._delivering: dict[str, Agent] = {}  # whose message is being typed right now
         self._retired: set[Agent] = set()  # left the fleet: stop after the current message
+        self._held: dict[str, Message] = {}  # per agent: its message whose handling failed
+        self._outcome: dict[int, tuple[str, str]] = {}  # typed; status not yet journaled
 
     def start(self, agent: Agent) -> None:
         """Run the agent's queue. An agent of the same name that left the fleet (live
@@ -127,28 +131,40 @@ class Injector:
         self._tasks.clear()
 
     async def _supervise(self, agent: Agent, previous: asyncio.Task[None] | None) -> None:
-        """A queue that dies is restarted and said so, never silently stopped."""
+        """A queue that dies is restarted and said so, never silently stopped. The message
+        it was handling is tried again first (a full disk that frees up, say); one that was
+        already typed only has its status recorded, never typed again."""
         if previous is not None:  # the retired queue of an agent of this name
             await asyncio.wait([previous])
+        delay, told = RESTART_MIN, 0.0
         while agent not in self._retired:
             try:
                 await self._run(agent)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - any failure: log it, keep delivering
-                self._notice(f"{agent.name}: message queue failed ({exc!r}); restarted")
-                await asyncio.sleep(1.0)
+                if time.monotonic() - told > NOTICE_EVERY:
+                    self._notice(f"{agent.name}: message queue failed ({exc}); it retries "
+                                 "by itself")
+                    told = time.monotonic()
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RESTART_MAX)
 
     async def _run(self, agent: Agent) -> None:
         while agent not in self._retired:
-            message = await agent.inbox.get()
+            message = self._held.pop(agent.name, None) or await agent.inbox.get()
             try:
                 await self._one(agent, message)
-            finally:
-                agent.pending -= 1
-                agent.waiting.pop(message.id, None)
+            except Exception:
+                self._held[agent.name] = message  # first again when the queue restarts
+                raise
+            agent.pending -= 1
+            agent.waiting.pop(message.id, None)
 
     async def _one(self, agent: Agent, message: Message) -> None:
+        if message.id in self._outcome:  # typed before its status could be written
+            self._record(agent, message, *self._outcome[message.id])
+            return
         warned = False
         while True:
             await self._wait_ready(agent)
@@ -173,9 +189,16 @@ class Injector:
             finally:
                 if self._delivering.get(agent.name) is agent:
                     del self._delivering[agent.name]
+            self._outcome[message.id] = (status, detail)
             self._typed(agent)
-            self._store.mark(message.id, status, detail)
-            break
+            self._record(agent, message, status, detail)
+            return
+        updated = self._store.message(message.id)
+        self._notify(updated or message, agent)
+
+    def _record(self, agent: Agent, message: Message, status: str, detail: str) -> None:
+        self._store.mark(message.id, status, detail)
+        del self._outcome[message.id]
         updated = self._store.message(message.id)
         self._notify(updated or message, agent)
 

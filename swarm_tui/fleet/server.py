@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sqlite3
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -160,6 +161,11 @@ class FleetServer:
                 reply = {"ok": False, "error": str(exc)}
             except (ValueError, ValidationError) as exc:
                 reply = {"ok": False, "error": f"bad request: {str(exc).splitlines()[0]}"}
+            except sqlite3.Error as exc:  # a full disk, a read-only journal
+                self.fleet.listener.notice(f"the journal cannot be written: {exc}")
+                reply = {"ok": False, "error": f"the journal ({self.fleet.store.path}) cannot "
+                         f"be written ({exc}): nothing was recorded or sent; free space and "
+                         "try again"}
             writer.write(json.dumps(reply).encode() + b"\n")
             await writer.drain()
         except (OSError, asyncio.LimitOverrunError, ValueError):

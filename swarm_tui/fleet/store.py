@@ -6,10 +6,12 @@ so a crash of swarm loses nothing: on restart the queue resumes from here.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,6 +128,18 @@ class Store:
             except sqlite3.OperationalError:
                 pass  # the column is there
 
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """All of the block's writes or none (the connection is in autocommit mode, where
+        `with connection:` alone does not open a transaction)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
     def close(self) -> None:
         self.db.close()
 
@@ -148,7 +162,7 @@ class Store:
 
     def set_focus(self, agent: str, label: str, by: str) -> None:
         self.token_for(agent)
-        with self.db:
+        with self._transaction():
             self.db.execute("UPDATE agents SET focus=? WHERE name=?", (label, agent))
             self.db.execute(
                 "INSERT INTO focus_history(time, agent, label, by) VALUES (?,?,?,?)",
@@ -157,14 +171,23 @@ class Store:
 
     # ---------------------------------------------------------------- messages
     def enqueue(self, sender: str, recipient: str, text: str, task: int = 0) -> Message:
+        (message,) = self.enqueue_all(sender, [recipient], text, task)
+        return message
+
+    def enqueue_all(self, sender: str, recipients: list[str], text: str, task: int = 0
+                    ) -> list[Message]:
+        """One message per recipient, all journaled or none (one transaction)."""
         now = time.time()
-        cur = self.db.execute(
-            "INSERT INTO messages(created, sender, recipient, text, status, updated, task)"
-            " VALUES (?,?,?,?,?,?,?)",
-            (now, sender, recipient, text, QUEUED, now, task),
-        )
-        return Message(int(cur.lastrowid or 0), now, sender, recipient, text, QUEUED, now, "",
-                       task)
+        out = []
+        with self._transaction():
+            for recipient in recipients:
+                cur = self.db.execute(
+                    "INSERT INTO messages(created, sender, recipient, text, status, updated,"
+                    " task) VALUES (?,?,?,?,?,?,?)",
+                    (now, sender, recipient, text, QUEUED, now, task))
+                out.append(Message(int(cur.lastrowid or 0), now, sender, recipient, text,
+                                   QUEUED, now, "", task))
+        return out
 
     def mark(self, msg_id: int, status: str, detail: str = "") -> None:
         self.db.execute(
@@ -178,7 +201,7 @@ class Store:
         where = " AND recipient=?" if recipient else ""
         args: tuple[object, ...] = (recipient,) if recipient else ()
         now = time.time()
-        with self.db:
+        with self._transaction():
             n = self.db.execute(f"UPDATE messages SET status=?, updated=?, detail=? WHERE "
                                 f"status=?{where}", (CANCELLED, now, reason, QUEUED, *args))
             self.db.execute(f"UPDATE messages SET status=?, updated=?, detail=? WHERE "
@@ -190,7 +213,7 @@ class Store:
         every open task goes back to pending, to be given again to whoever runs it next.
         Returns (messages cancelled, tasks reset); both are recorded, nothing is deleted."""
         cancelled = self.cancel_open(reason)
-        with self.db:
+        with self._transaction():
             n = self.db.execute(
                 "UPDATE tasks SET status='pending', prompt=0, updated=?, reasons=? WHERE status "
                 "IN ('in-progress','claimed-done','judging','incomplete','no-verdict') OR "
