@@ -68,6 +68,6 @@ async def test_remind_from_the_cli_including_a_scheduled_fresh_start(sandbox, st
     bad = await sandbox.aswarm("remind", "add", "--to", "Cal", "--every", "soon", "--text", "x")
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "not a duration" in bad.stderr
     listing = await sandbox.aswarm("remind", "list")
-    assert "#1 to Cal every 240m" in listing.stdout and "fresh start" in listing.stdout
+    assert "#1 to Cal every 4h next" in listing.stdout and "fresh start" in listing.stdout
     (row,) = run.fleet.store.reminders()
     assert row["action"] == "fresh"
