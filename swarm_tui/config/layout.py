@@ -29,6 +29,13 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# what an agent may do to the fleet or to other agents beyond messaging them; by default an
+# agent changes only its own focus and tasks and cannot stop the fleet
+Permission = Literal["down", "focus", "tasks"]
+MAY = ("What this agent may do beyond its own affairs: 'down' (stop the fleet), 'focus' (set "
+       "other agents' focus labels), 'tasks' (give other agents tasks, e.g. a planner)")
+
+
 class AgentDefaults(_Strict):
     """Values every agent takes unless it sets its own."""
 
@@ -39,6 +46,7 @@ class AgentDefaults(_Strict):
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
     command: str = Field("", description="Command line for cli='generic' (run by the shell); "
                          "for other CLIs, the executable's words in place of its usual name.")
+    may: list[Permission] = Field(default_factory=list, description=MAY)
 
 
 class AgentSpec(_Strict):
@@ -63,6 +71,7 @@ class AgentSpec(_Strict):
                         "default: the CLI's. A judge of the same family gets a warning.")
     tasks: list[TaskSpec] = Field(default_factory=list,
                                   description="The agent's tasks, in order.")
+    may: list[Permission] | None = Field(None, description=MAY + " (defaults.may if unset)")
 
     @field_validator("name")
     @classmethod
@@ -130,6 +139,7 @@ class ResolvedAgent(_Strict):
     hooks: bool = False
     family: str = ""
     tasks: tuple[TaskSpec, ...] = ()
+    may: tuple[Permission, ...] = ()
 
 
 Loc = tuple[str | int, ...]
@@ -334,6 +344,8 @@ class Layout(_Strict):
                     family=a.family if isinstance(a, AgentSpec) else "",
                     tasks=(tuple(a.tasks) if isinstance(a, AgentSpec) else ())
                     + tuple(self.tasks.get(name, ())),
+                    may=tuple(a.may if isinstance(a, AgentSpec) and a.may is not None
+                              else d.may),
                 )
             )
         return out

@@ -21,6 +21,7 @@ from swarm_tui.config.layout import LoadedLayout
 from swarm_tui.errors import AgentNotFound, HostUnreachable, SwarmError, TmuxError
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import FleetListener, NullListener
+from swarm_tui.fleet.identity import ancestors, is_forwarded
 from swarm_tui.fleet.injection import HUMAN, Injector
 from swarm_tui.fleet.link import NVIDIA_SMI, HostLink, parse_gpus
 from swarm_tui.fleet.reminders import Reminders
@@ -28,7 +29,7 @@ from swarm_tui.fleet.screens import ScreenReader
 from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
 from swarm_tui.fleet.tasks import TaskBoard
 from swarm_tui.fleet.tracker import StateTracker
-from swarm_tui.hosts.base import Host
+from swarm_tui.hosts.base import Host, LaunchContext
 from swarm_tui.hosts.registry import make_hosts
 from swarm_tui.tmux.client import ControlClient
 from swarm_tui.tmux.commands import quote, sanitize
@@ -36,7 +37,16 @@ from swarm_tui.tmux.protocol import Event, Exit, Output, Pause, SubscriptionChan
 
 GPU_INTERVAL = 5.0  # seconds between nvidia-smi readings per host
 BACKOFF_MAX = 5.0  # seconds: reconnects try at least this often
+
 DEAD_SUB = "swarm-dead"
+
+
+def launch_line(agent: Agent, ctx: LaunchContext) -> str:
+    """The shell line that starts an agent's CLI in its window. `swarm` goes first on PATH,
+    so the agent can message the fleet from its own shell. Agents do not get $TMUX: with it,
+    `tmux send-keys` would type into another agent with no journal row and no sender."""
+    return (f"unset TMUX TMUX_PANE; PATH={shlex.quote(ctx.bin_dir)}:\"$PATH\"; export PATH; "
+            + agent.adapter.launch(agent.spec, ctx))
 
 
 class Fleet:
@@ -271,9 +281,7 @@ class Fleet:
         ctx = host.launch_context()
         env = " ".join(f"-e {quote(f'{k}={v}')}" for k, v in self.agent_env(agent, host).items())
         cwd = f"-c {quote(spec.cwd)}" if spec.cwd else ""
-        # `swarm` first on PATH, so the agent can message the fleet from its own shell
-        command = (f"PATH={shlex.quote(ctx.bin_dir)}:\"$PATH\"; export PATH; "
-                   + agent.adapter.launch(spec, ctx))
+        command = launch_line(agent, ctx)
         reply = await control.run(
             f"new-window -d -P -F {quote('#{window_id} #{pane_id}')} -t ={host.session}: "
             f"-n {quote(spec.name)} {cwd} {env} {quote(command)}")
@@ -492,9 +500,7 @@ class Fleet:
         """Restart the agent's CLI in its own window (same pane, same name)."""
         link = self.link_of(agent)
         control = self.control_for(agent)
-        ctx = link.host.launch_context()
-        command = (f"PATH={shlex.quote(ctx.bin_dir)}:\"$PATH\"; export PATH; "
-                   + agent.adapter.launch(agent.spec, ctx))
+        command = launch_line(agent, link.host.launch_context())
         now = time.monotonic()
         agent.tracker = StateTracker(agent.adapter, started=now)
         await control.run(f"respawn-pane -k -t {agent.pane} {quote(command)}")
@@ -522,6 +528,31 @@ class Fleet:
             self.tasks.message_settled(agent, message)
         self.listener.agent_changed(agent)
         self.screens.wake.set()  # a delivery changes what the state should be: re-evaluate
+
+    async def sender_for(self, token: str | None, pid: int | None) -> str:
+        """Who sent a request: the agent whose pane the local process `pid` descends from
+        (the kernel's word beats the environment's); else its token's agent; else the
+        human. Remote agents' requests come forwarded by the engine itself: token only."""
+        if pid is not None and not is_forwarded(pid):
+            agent = await self._agent_of_pid(pid)
+            if agent is not None:
+                return agent
+        return self.sender_for_token(token)
+
+    async def _agent_of_pid(self, pid: int) -> str | None:
+        link = self.links.get(LOCAL)
+        if link is None or not link.connected or link.control is None:
+            return None
+        chain = ancestors(pid)
+        reply = await link.control.run(
+            f"list-panes -s -t ={link.host.session} -F "
+            + quote("#{pane_pid}|#{@swarm_agent}"))
+        panes = dict(line.split("|", 1) for line in reply.text().splitlines() if "|" in line)
+        for ancestor in chain:
+            name = panes.get(str(ancestor))
+            if name and name in self.agents:
+                return name
+        return None
 
     def sender_for_token(self, token: str | None) -> str:
         if not token:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.engine import Fleet
+from swarm_tui.fleet.identity import peer_pid
 from swarm_tui.fleet.store import OPEN
 
 MAX_REQUEST = 4 * 1024 * 1024
@@ -156,7 +157,8 @@ class FleetServer:
         try:
             line = await reader.readline()
             try:
-                reply = await self.handle(json.loads(line))
+                reply = await self.handle(json.loads(line),
+                                          peer_pid(writer.get_extra_info("socket")))
             except SwarmError as exc:
                 reply = {"ok": False, "error": str(exc)}
             except (ValueError, ValidationError) as exc:
@@ -173,10 +175,10 @@ class FleetServer:
         finally:
             writer.close()
 
-    async def handle(self, data: Any) -> dict[str, Any]:
+    async def handle(self, data: Any, peer: int | None = None) -> dict[str, Any]:
         req = _requests.validate_python(data)
         fleet = self.fleet
-        sender = fleet.sender_for_token(req.token)
+        sender = await fleet.sender_for(req.token, peer)
         if isinstance(req, Ping):
             return {"ok": True, "fleet": fleet.name, "pid": os.getpid(), "you": sender}
         if isinstance(req, Ls):
@@ -206,6 +208,7 @@ class FleetServer:
             state = fleet.hook(sender, req.payload)
             return {"ok": True, "agent": sender, "state": state}
         if isinstance(req, AddTask):
+            self._may(sender, "tasks", req.agent, "give another agent a task")
             tid = fleet.tasks.add(req.agent, {"spec": req.spec, "verify": req.verify,
                                               "judge": req.judge,
                                               "judge_command": req.judge_command,
@@ -245,19 +248,31 @@ class FleetServer:
             agent = fleet.fresh(req.agent, req.handoff)
             return {"ok": True, "agent": agent.name}
         if isinstance(req, Down):
-            if sender != "human":
-                raise SwarmError("an agent cannot stop the fleet; ask the human")
+            self._may(sender, "down", None, "stop the fleet")
             fleet.end(f"fleet {fleet.name!r} stopped by `swarm down`")
             return {"ok": True}
         if isinstance(req, Focus):
             name = req.agent or (sender if sender != "human" else None)
             if name is None:
                 raise SwarmError("focus: name the agent (or run it from an agent's pane)")
+            self._may(sender, "focus", name, "set another agent's focus")
             agent = fleet.set_focus(name, req.label, by=sender)
             return {"ok": True, "agent": agent.name, "focus": agent.focus}
         assert isinstance(req, Messages)
         return {"ok": True, "messages": [asdict(m) for m in fleet.store.messages(req.limit)],
                 "graph": fleet.store.talk_graph()}
+
+    def _may(self, sender: str, what: str, target: str | None, doing: str) -> None:
+        """Refuse an agent what the layout does not grant it (`may`): the human may do
+        anything, an agent its own affairs."""
+        if sender == "human":
+            return
+        if target is not None and target.casefold() == sender.casefold():
+            return
+        agent = self.fleet.agents.get(sender)
+        if agent is None or what not in agent.spec.may:
+            raise SwarmError(f"{sender} may not {doing}: the layout grants it with "
+                             f"may = [\"{what}\"] on the agent or its defaults; or ask the human")
 
     def _send_skill(self, targets: list[str], req: Send, sender: str) -> list[Any]:
         """A skill rendered for each recipient (its own name, focus and task)."""
