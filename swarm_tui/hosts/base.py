@@ -52,3 +52,23 @@ class Host(Protocol):
     async def kill_server(self) -> None: ...
 
     async def close(self) -> None: ...
+
+
+# each pane's process is the leader of its own process group, and an agent's helpers stay in
+# it: terminating the groups first stops CLIs that ignore tmux's SIGHUP (Gemini CLI's node
+# relaunches itself and both survive a bare kill-server)
+PANE_PIDS = ("list-panes", "-a", "-F", "#{pane_pid}")
+
+
+def stop_panes_command(pane_pids: str) -> str:
+    """The shell line that sends SIGTERM to the process groups of the given pane pids."""
+    groups = " ".join(f"-{p}" for p in pane_pids.split() if p.isdigit())
+    return f"kill -TERM {groups} 2>/dev/null; true" if groups else "true"
+
+
+async def kill_server(host: Host) -> None:
+    """Stop every agent's processes, then the host's tmux server."""
+    rc, out = await host.run(*PANE_PIDS)
+    if rc == 0:
+        await host.shell(stop_panes_command(out), timeout=10)
+    await host.run("kill-server")

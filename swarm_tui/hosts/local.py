@@ -12,7 +12,7 @@ from pathlib import Path
 
 from swarm_tui import paths
 from swarm_tui.errors import TmuxError
-from swarm_tui.hosts.base import LaunchContext
+from swarm_tui.hosts.base import LaunchContext, kill_server
 from swarm_tui.tmux.client import MIN_TMUX, ControlClient, parse_version
 from swarm_tui.tmux.protocol import Event
 
@@ -155,4 +155,4 @@ class LocalHost:
                 "attach-session", "-t", f"={self.session}"]
 
     async def kill_server(self) -> None:
-        await self.run("kill-server")
+        await kill_server(self)

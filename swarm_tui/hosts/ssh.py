@@ -18,7 +18,7 @@ import asyncssh
 
 from swarm_tui.config.hosts import HostSpec, parse_destination
 from swarm_tui.errors import HostUnreachable, TmuxError
-from swarm_tui.hosts.base import LaunchContext
+from swarm_tui.hosts.base import LaunchContext, kill_server
 from swarm_tui.tmux.client import MIN_TMUX, ControlClient, parse_version
 from swarm_tui.tmux.protocol import Event
 
@@ -243,4 +243,4 @@ class SSHHost:
         return [*argv, dest, remote]
 
     async def kill_server(self) -> None:
-        await self.run("kill-server")
+        await kill_server(self)

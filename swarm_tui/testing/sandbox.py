@@ -67,6 +67,17 @@ def shell_agent(name: str, command: str = "bash --norc --noprofile",
     return {"name": name, "cli": "generic", "command": command, **fields}
 
 
+def _stop_agents(tmux: list[str], env: dict[str, str]) -> None:
+    """SIGTERM to every pane's process group: some CLIs (Gemini's relaunched node) ignore
+    the SIGHUP of a bare kill-server and would outlive the test."""
+    from swarm_tui.hosts.base import PANE_PIDS, stop_panes_command
+
+    panes = subprocess.run([*tmux, *PANE_PIDS], env=env, capture_output=True, text=True,
+                           timeout=10)
+    if panes.returncode == 0:
+        subprocess.run(stop_panes_command(panes.stdout), shell=True, check=False, timeout=10)
+
+
 @dataclass(frozen=True)
 class Window:
     window: str
@@ -120,6 +131,8 @@ class TmuxServer:
         self.run("send-keys", "-t", self.pane(agent), *(["-l"] if literal else []), *keys)
 
     def kill(self) -> None:
+        """Stop the agents, then the server."""
+        _stop_agents(["tmux", "-L", self.socket_name], self.env)
         self.run("kill-server", check=False)
 
 
@@ -311,6 +324,7 @@ class Sandbox:
             server.kill()
         # any other tmux server started under this sandbox (tmux sockets live in TMUX_TMPDIR)
         for sock in self.home.glob(f"tmux-{os.getuid()}/*"):
+            _stop_agents(["tmux", "-S", str(sock)], self.env)
             subprocess.run(["tmux", "-S", str(sock), "kill-server"], env=self.env,
                            capture_output=True, timeout=10)
         try:
