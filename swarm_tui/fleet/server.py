@@ -23,6 +23,7 @@ from swarm_tui.fleet.identity import peer_pid
 from swarm_tui.fleet.store import OPEN
 
 MAX_REQUEST = 4 * 1024 * 1024
+REQUEST_WAIT = 10.0  # seconds a client has to send its request line: idle ones are dropped
 
 
 class _Req(BaseModel):
@@ -155,7 +156,10 @@ class FleetServer:
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            line = await reader.readline()
+            try:  # a connection that never asks must not hold a descriptor for good
+                line = await asyncio.wait_for(reader.readline(), REQUEST_WAIT)
+            except TimeoutError:
+                return
             try:
                 reply = await self.handle(json.loads(line),
                                           peer_pid(writer.get_extra_info("socket")))
