@@ -168,6 +168,7 @@ class Fleet:
             agent.dirty = True
             link.by_pane[agent.pane] = agent
         link.attempts = 0
+        link.set_state(True)  # connected: the first round of captures reads every pane
         await self.screens.refresh(list(link.by_pane.values()))
         self._link_state(link, True, "")
         for agent in link.by_pane.values():
