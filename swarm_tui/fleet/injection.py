@@ -111,6 +111,7 @@ class Injector:
             del self._tasks[agent.name]
 
     def _retire(self, agent: Agent, task: asyncio.Task[None]) -> asyncio.Task[None]:
+        self._held.pop(agent.name, None)  # still queued in the journal: resumed from there
         if agent.name in self._delivering and self._delivering[agent.name] is agent:
             self._retired.add(agent)  # its loop ends after the message it is typing
         else:
