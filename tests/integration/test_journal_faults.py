@@ -8,18 +8,10 @@ import sqlite3
 
 import pytest
 
-from swarm_tui.fleet.events import NullListener
 from swarm_tui.testing import async_wait_until, mock_agent
+from swarm_tui.testing.notices import Notices as Notes
 
 pytestmark = pytest.mark.integration
-
-
-class Notes(NullListener):
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def notice(self, text: str) -> None:
-        self.lines.append(text)
 
 
 async def test_a_journal_that_cannot_be_written_stalls_nothing_for_good(sandbox, start_fleet):

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from swarm_tui.fleet.events import NullListener
 from swarm_tui.testing import async_wait_until, mock_agent
+from swarm_tui.testing.notices import Notices as Notes
 
 pytestmark = pytest.mark.integration
-
-
-class Notes(NullListener):
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def notice(self, text: str) -> None:
-        self.lines.append(text)
 
 
 async def test_edits_add_remove_change_and_bad_edits_keep_the_last_good(sandbox, start_fleet):
