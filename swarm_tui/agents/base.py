@@ -37,6 +37,19 @@ def command_line(argv: list[str]) -> str:
                     shlex.quote(w) for w in argv)
 
 
+def escape_own_commands(text: str, commands: frozenset[str]) -> str:
+    """Text a CLI would take as its own input rather than the model's — a leading `/word`
+    that is not one of its `commands` (refused as unknown), or a leading `!` (run as a
+    shell command) — goes in after a space, which the CLI drops: the model gets it as typed."""
+    if text.startswith("!"):
+        return " " + text
+    if text.startswith("/"):
+        word = re.split(r"\s", text[1:], maxsplit=1)[0]
+        if word not in commands:
+            return " " + text
+    return text
+
+
 def plain(line: str) -> str:
     """A captured line without escape sequences."""
     return ANSI.sub("", line)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
+from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line, escape_own_commands
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -90,13 +90,7 @@ class ClaudeAdapter(Adapter):
         """What to paste for `text`: a leading `/` that is not a Claude Code command would be
         refused by the CLI, and a leading `!` would run the text as a shell command (bash
         mode), so such text goes in after a space (the model gets it as typed)."""
-        if text.startswith("!"):
-            return " " + text
-        if text.startswith("/"):
-            word = re.split(r"\s", text[1:], maxsplit=1)[0]
-            if word not in COMMANDS:
-                return " " + text
-        return text
+        return escape_own_commands(text, COMMANDS)
 
     def read(self, lines: list[str]) -> Reading:
         shown = [ln.rstrip() for ln in lines]

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import re
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
+from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line, escape_own_commands
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -103,13 +103,7 @@ class CodexAdapter(Adapter):
     def typed_text(self, text: str) -> str:
         """What to paste for `text`: text Codex would take as a command of its own (an
         unknown `/word`, a `!` shell command) goes in after a space (see the module doc)."""
-        if text.startswith("!"):
-            return " " + text
-        if text.startswith("/"):
-            word = re.split(r"\s", text[1:], maxsplit=1)[0]
-            if word not in COMMANDS:
-                return " " + text
-        return text
+        return escape_own_commands(text, COMMANDS)
 
     def hook_state(self, payload: dict[str, object]) -> AgentState | None:
         if payload.get("type") != "agent-turn-complete":
