@@ -7,40 +7,16 @@ Skipped, loudly, when Codex cannot be installed here; under CI=true that is a fa
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from swarm_tui.agents.base import AgentState
 from swarm_tui.testing import async_wait_until
-from swarm_tui.testing.clis import require_cli
-from swarm_tui.testing.codex_offline import codex_home, conversation_texts
+from swarm_tui.testing.codex_offline import conversation_texts
 from swarm_tui.testing.fake_llm import Reply, last_user_text
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def codex_bin() -> Path:
-    return require_cli("codex")
-
-
-@pytest.fixture
-def codex_layout(sandbox, fake, codex_bin, tmp_path):
-    """A layout with one Codex agent, Hilbert, in a trusted project that holds README.md."""
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "README.md").write_text("# demo\n", encoding="utf-8")
-    env = codex_home(tmp_path / "codex-home", fake.base_url, [project])
-    env["PATH"] = f"{codex_bin.parent}:{os.environ['PATH']}"
-
-    def make(**fields: object) -> Path:
-        agent = {"name": "Hilbert", "cli": "codex", "cwd": str(project), "env": env, **fields}
-        return sandbox.layout("codexfleet", agent)
-
-    make.project = project  # type: ignore[attr-defined]
-    return make
 
 
 async def _start(start_fleet, layout: Path):

@@ -12,15 +12,9 @@ from pathlib import Path
 import pytest
 
 from swarm_tui.testing import async_wait_until, mock_agent
-from swarm_tui.testing.clis import require_cli
 from swarm_tui.testing.codex_offline import codex_home
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def codex_bin() -> Path:
-    return require_cli("codex")
 
 
 def _layout(sandbox, fake, codex_bin, tmp_path, fleet: str) -> Path:

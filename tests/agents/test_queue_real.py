@@ -27,11 +27,6 @@ def claude() -> Path:
     return require_cli("claude")
 
 
-@pytest.fixture(scope="module")
-def codex_bin() -> Path:
-    return require_cli("codex")
-
-
 def _settled(run, ids: list[int]) -> bool:
     return all(run.store.message(i).status not in ("queued", "sending") for i in ids)
 
