@@ -5,7 +5,8 @@ spinner with "esc to interrupt" and a token counter while it works, a context-le
 that falls, an input box between two rules that takes bracketed pastes, and now and then a
 permission prompt. A seeded script makes it go quiet or give up ("I've done my best, stopping
 now") before its task is done. Like real CLIs, an Enter that arrives right after fast input is
-taken as a newline, not a submit. Every submitted message is appended to `--log` (JSON lines).
+taken as a newline, not a submit. Every submitted message is appended to `--log` (JSON lines),
+every byte read from the terminal to `--raw-log`.
 Stdlib only.
 """
 
@@ -378,7 +379,7 @@ class KeyReader:
         return events
 
 
-def run(agent: MockAgent, startup: float) -> int:
+def run(agent: MockAgent, startup: float, raw_log: str = "") -> int:
     fd_in = sys.stdin.fileno()
     old = termios.tcgetattr(fd_in)
     tty.setraw(fd_in)
@@ -398,6 +399,9 @@ def run(agent: MockAgent, startup: float) -> int:
                 data = os.read(fd_in, 65536)
                 if not data:
                     return 0
+                if raw_log:  # every byte as it came off the tty, for tests that need them all
+                    with open(raw_log, "ab") as f:
+                        f.write(data)
                 for kind, value in keys.feed(data):
                     if kind in ("text", "paste"):
                         if agent.permission is not None and kind == "text":
@@ -451,6 +455,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="this many turns end with giving up before any finishes")
     p.add_argument("--claims-done", action="store_true",
                    help="run `swarm done` when a turn on a task ends")
+    p.add_argument("--raw-log", default=os.environ.get("SWARM_MOCK_RAW_LOG", ""),
+                   help="append every byte read from the terminal to this file")
     a = p.parse_args(argv)
     agent = MockAgent(
         name=a.name, model=a.model, rng=random.Random(a.seed), work_mean=a.work,
@@ -458,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
         quiet_rate=a.quiet_rate, enter_guard=a.enter_guard, log_path=a.log,
         give_up_first=a.give_up_first, claims_done=a.claims_done,
     )
-    return run(agent, a.startup)
+    return run(agent, a.startup, a.raw_log)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ FAST_MOCK_ARGS = ("--work", "0.5", "--startup", "0.3", "--permission-rate", "0",
 
 # Variables that would make a test talk to a real fleet or a real tmux server.
 LEAKY_ENV = ("TMUX", "TMUX_PANE", "SWARM_TOKEN", "SWARM_SOCKET", "SWARM_AGENT", "SWARM_FLEET",
-              "SWARM_MOCK_LOG")
+              "SWARM_MOCK_LOG", "SWARM_MOCK_RAW_LOG")
 
 
 def swarm_argv() -> list[str]:
@@ -217,13 +217,23 @@ class Sandbox:
         for spec in agents:
             spec = dict(spec)
             if spec.get("cli", "mock") == "mock":
-                env = {"SWARM_MOCK_LOG": str(self.log_path(spec["name"])), **spec.get("env", {})}
+                env = {"SWARM_MOCK_LOG": str(self.log_path(spec["name"])),
+                       "SWARM_MOCK_RAW_LOG": str(self.raw_log_path(spec["name"])),
+                       **spec.get("env", {})}
                 spec["env"] = env
             lines.append("\n[[agents]]")
             lines += [f"{k} = {_toml(v)}" for k, v in spec.items()]
         path = self.files / f"{fleet}.toml"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return path
+
+    def raw_log_path(self, agent: str) -> Path:
+        return self.files / f"{agent}.raw"
+
+    def raw_received(self, agent: str) -> bytes:
+        """Every byte the mock agent `agent` has read from its terminal, in order."""
+        path = self.raw_log_path(agent)
+        return path.read_bytes() if path.exists() else b""
 
     def received(self, agent: str) -> list[str]:
         """Every message the mock agent `agent` has submitted, in order."""
