@@ -226,7 +226,7 @@ async def _run_fleet(loaded: Any, store: Any, headless: bool) -> int:
     finally:
         await server.stop()
         await fleet.stop()
-    return 0
+    return 1 if fleet.ended.is_set() and not fleet.deliberate_end else 0
 
 
 async def _headless(fleet: Any) -> None:

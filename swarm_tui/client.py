@@ -20,7 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-MAX_MESSAGE_BYTES = 3 * 1024 * 1024  # the socket takes requests up to 4 MiB
+MAX_MESSAGE_BYTES = 3 * 1024 * 1024  # a message's text, as UTF-8
+MAX_REQUEST_BYTES = 4 * 1024 * 1024  # one request line, encoded: what the socket takes
+ANSWER_GRACE = 5.0  # seconds a client waits past a request's expiry for the answer
 PENDING = ("queued", "sending")  # not delivered yet, and still going to be
 EXIT_STILL_QUEUED = 3  # `send --wait`: not delivered in time, but it will be (not failed: 1)
 BUILT_IN_VARS = ("agent", "focus", "task")  # swarm fills these in for every recipient
@@ -58,11 +60,18 @@ def find_socket(fleet: str | None, run_dir: Path) -> Path:
 
 
 def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+    """One request, one answer. A request carries when it expires: the engine refuses one
+    that reaches it later, so a request this client gave up on is never carried out."""
     token = os.environ.get("SWARM_TOKEN")
     if token and "token" not in payload:
         payload = {**payload, "token": token}
+    payload = {**payload, "expires": time.time() + timeout}
+    line = json.dumps(payload, ensure_ascii=False).encode("utf-8", "replace") + b"\n"
+    if len(line) > MAX_REQUEST_BYTES:
+        raise ClientError(f"the request is {len(line)} bytes once encoded; the limit is "
+                          f"{MAX_REQUEST_BYTES} bytes (send a path to a file instead)")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
+    sock.settimeout(timeout + ANSWER_GRACE)
     try:
         sock.connect(str(path))
     except (FileNotFoundError, ConnectionRefusedError):
@@ -71,7 +80,7 @@ def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[
             f"no swarm is running on {path} (start one: swarm demo, or swarm up LAYOUT)"
         ) from None
     try:
-        sock.sendall(json.dumps(payload).encode() + b"\n")
+        sock.sendall(line)
         data = b""
         while not data.endswith(b"\n"):
             chunk = sock.recv(65536)
@@ -79,7 +88,9 @@ def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[
                 break
             data += chunk
     except TimeoutError:
-        raise ClientError(f"swarm on {path} did not answer within {timeout:.0f} s") from None
+        raise ClientError(f"swarm on {path} did not answer within {timeout:.0f} s; it "
+                          "refuses a request that reaches it later, so most likely nothing "
+                          "was done (`swarm messages` shows what was sent)") from None
     except OSError as exc:
         raise ClientError(f"swarm on {path} dropped the request: {exc.strerror or exc}") from None
     finally:
@@ -196,6 +207,28 @@ def add_client_verbs(sub: Any) -> None:
     msgs.add_argument("--fleet")
 
 
+_TAKES_VALUE = ("--role", "--skill", "--param", "--wait", "--fleet")
+
+
+def _flag_after_words(words: list[str]) -> str:
+    """`--all` or `--role` written after a name or message (`swarm send E1 --all`): the
+    user may have meant the text "--all", so it is refused rather than broadcast."""
+    seen_word, skip = False, False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in _TAKES_VALUE:
+            skip = True
+            if word == "--role" and seen_word:
+                return word
+        elif word == "--all" or word.startswith("--role="):
+            if seen_word:
+                return word.partition("=")[0]
+        elif not word.startswith("-"):
+            seen_word = True
+    return ""
+
+
 def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
     """Parse a command line; options may come between names and message (intermixed), and
     everything after `--` is message text, even words that start with '-'."""
@@ -209,6 +242,8 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Nam
         rest, tail = rest[:cut], rest[cut + 1 :]
     args: argparse.Namespace = subs.choices[verb].parse_intermixed_args(rest)
     args.verb = verb
+    if verb == "send":
+        args.late_flag = _flag_after_words(rest)
     if tail:
         args.args = [*(getattr(args, "args", None) or []), *tail]
     return args
@@ -222,6 +257,11 @@ def _ask(args: argparse.Namespace, run_dir: Path, payload: dict[str, Any],
 
 def cmd_send(args: argparse.Namespace, run_dir: Path) -> int:
     words: list[str] = args.args
+    if getattr(args, "late_flag", ""):
+        flag = args.late_flag
+        raise ClientError(f"{flag} after a name or message is ambiguous: to send to every "
+                          f"agent put it first (swarm send {flag} ... \"message\"); to send "
+                          f"the text {flag!r}, write it after `--` (swarm send NAME -- {flag})")
     if args.all or args.role:
         if len(words) > 1 or (not words and not args.skill):
             raise ClientError("with --all or --role, give just the message (quote it)")

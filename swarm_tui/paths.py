@@ -11,6 +11,8 @@ import re
 import time
 from pathlib import Path
 
+from swarm_tui.errors import SwarmError
+
 _NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
@@ -21,25 +23,28 @@ def state_dir() -> Path:
     else:
         xdg = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
         base = Path(xdg) / "swarm"
-    base.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if base.stat().st_mode & 0o077:
-        os.chmod(base, 0o700)  # journals hold tokens and every message
-    return base
+    return private_dir(base)
 
 
 def private_dir(path: Path) -> Path:
-    """`path` as a 0700 directory (created if needed): runtime files of one fleet."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(path, 0o700)
+    """`path` as a 0700 directory (created if needed): journals hold tokens and every
+    message. One clear line when it cannot be (a read-only or full file system)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o700)
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise PermissionError(13, "not writable")
+    except OSError as exc:
+        raise SwarmError(f"swarm's state directory {path} cannot be used "
+                         f"({exc.strerror or exc}): make it writable, or point SWARM_HOME at "
+                         "a directory that is") from None
     return path
 
 
 def run_dir() -> Path:
     """A 0700 directory for sockets and lock files (short path: sockets are limited to 107)."""
-    path = state_dir() / "run"  # the state dir first: a new SWARM_HOME is made 0700 too
-    path.mkdir(exist_ok=True, mode=0o700)
-    os.chmod(path, 0o700)
-    return path
+    return private_dir(state_dir() / "run")  # the state dir first: a new SWARM_HOME is 0700
 
 
 def fleet_slug(name: str) -> str:

@@ -71,6 +71,8 @@ class Fleet:
         self._stopping = False
         self._resumed = False  # the journal's open messages are queued (see `send`)
         self.created: list[str] = []  # agents this start created (the rest were re-attached)
+        self.started_at = time.time()
+        self.deliberate_end = False  # ended by `swarm down`, not by tmux dying
         self.tasks = TaskBoard(self)
         self.reminders = Reminders(self)
         now = time.monotonic()
@@ -293,8 +295,22 @@ class Fleet:
         """Queue what the journal holds undelivered, in the order it was written: a previous
         run's messages, and what was sent while this one was starting."""
         for agent in self.agents.values():
+            if agent.name in self.created:
+                self._settle_gone(agent)
             self._resume(agent)
         self._resumed = True
+
+    def _settle_gone(self, agent: Agent) -> None:
+        """A new window for an agent the journal knows: its old conversation died without
+        `swarm down` (tmux was killed). What was queued for it before this start is settled
+        as `down` would have, said once, so the new agent starts with its own prompt."""
+        reason = "its previous run ended without `swarm down` (tmux died); it was started anew"
+        cancelled, reset = self.store.settle_gone(agent.name, self.started_at, reason)
+        if cancelled or reset:
+            self.listener.notice(
+                f"{agent.name} was started anew ({reason.split(';')[0]}): {cancelled} message"
+                f"{'s' * (cancelled != 1)} queued for its old run cancelled, {reset} open "
+                f"task{'s' * (reset != 1)} back to pending (`swarm messages` lists them)")
 
     def _resume(self, agent: Agent) -> None:
         for message in self.store.open_messages(agent.name):
@@ -342,6 +358,12 @@ class Fleet:
                 self._link_state(link, False, reason)
                 self._spawn(self._reconnect(link), f"reconnect-{link.name}")
 
+    def _lost_reason(self) -> str:
+        queued = sum(len(a.waiting) for a in self.agents.values())
+        return (f"fleet {self.name!r} lost its tmux server (killed or crashed, not `swarm "
+                f"down`): its agents are gone; {queued} queued message{'s' * (queued != 1)} "
+                "were not typed (`swarm messages` lists them); `swarm up` starts it anew")
+
     async def _reconnect(self, link: HostLink) -> None:
         """Bring a dropped host back with jittered backoff, then resync every pane. A local
         server whose session is gone means the fleet was stopped: end it."""
@@ -350,7 +372,7 @@ class Fleet:
             link.attempts += 1
             try:
                 if link.name == LOCAL and not await link.host.session_exists():
-                    self._end(f"fleet {self.name!r} stopped: its tmux session is gone")
+                    self._end(self._lost_reason())
                     return
                 await self._bring_up(link)
                 return
@@ -374,6 +396,7 @@ class Fleet:
 
     def end(self, reason: str) -> None:
         """Tell whoever owns the fleet to stop watching (the agents are being stopped)."""
+        self.deliberate_end = True
         self._end(reason)
 
     def _end(self, reason: str) -> None:

@@ -9,8 +9,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import resource
 import sqlite3
+import sys
 import time
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -22,13 +25,24 @@ from swarm_tui.fleet.engine import Fleet
 from swarm_tui.fleet.identity import peer_pid
 from swarm_tui.fleet.store import OPEN
 
-MAX_REQUEST = 4 * 1024 * 1024
+MAX_REQUEST = 4 * 1024 * 1024  # bytes of one request line, as encoded on the socket
+MAX_DEPTH = 32  # nesting of a request's JSON
 REQUEST_WAIT = 10.0  # seconds a client has to send its request line: idle ones are dropped
+PER_CLIENT = 32  # open connections one local process may hold
+LOG_EVERY = 60.0  # seconds between two log lines about the same kind of error
+
+
+def max_connections() -> int:
+    """Open connections in all: a quarter of the descriptors the process may open, so
+    clients can never take the ones the engine needs for tmux, SSH and the journal."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return max(16, min(1024, soft // 4))
 
 
 class _Req(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     token: str | None = None
+    expires: float | None = None  # the client stops waiting then: later, nothing is done
 
 
 class Ping(_Req):
@@ -128,13 +142,71 @@ _requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,
                                                            Field(discriminator="op")])
 
 
+def depth(data: Any) -> int:
+    """How deeply a parsed JSON value nests (iteratively: a hostile one cannot recurse us)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict | list):
+            deepest = max(deepest, level)
+            if level <= MAX_DEPTH:
+                items = value.values() if isinstance(value, dict) else value
+                stack.extend((v, level + 1) for v in items)
+    return deepest
+
+
+def parse_request(line: bytes) -> Any:
+    """A request line as JSON, refused in one line when too large or too deep."""
+    if len(line) > MAX_REQUEST:
+        raise ValueError(f"the request is over {MAX_REQUEST} bytes")
+    try:
+        data = json.loads(line)
+    except RecursionError:
+        raise ValueError(f"the request nests deeper than {MAX_DEPTH} levels") from None
+    if depth(data) > MAX_DEPTH:
+        raise ValueError(f"the request nests deeper than {MAX_DEPTH} levels")
+    return data
+
+
+class RateLimitedLog:
+    """The loop's exception handler: one line on stderr per kind of error per interval (with
+    how many were left out), never a flood of tracebacks (an fd limit makes accept() fail
+    thousands of times a second)."""
+
+    def __init__(self, notice: Any, every: float = LOG_EVERY):
+        self.notice, self.every = notice, every
+        self._last: dict[str, float] = {}
+        self._quiet: Counter[str] = Counter()
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        what = str(context.get("message", "error"))
+        key = f"{what}: {type(exc).__name__}" if exc else what
+        now = time.monotonic()
+        if now - self._last.get(key, -self.every) < self.every:
+            self._quiet[key] += 1
+            return
+        self._last[key] = now
+        left_out = self._quiet.pop(key, 0)
+        more = f" ({left_out} more like it since the last report)" if left_out else ""
+        line = f"{what}: {exc}" if exc else what
+        print(f"swarm: {line}{more}", file=sys.stderr, flush=True)
+        if isinstance(exc, OSError) and "accept" in what:
+            self.notice(f"the socket cannot take connections: {exc.strerror or exc}")
+
+
 class FleetServer:
     def __init__(self, fleet: Fleet, path: Path):
         self.fleet = fleet
         self.path = path
         self._server: asyncio.AbstractServer | None = None
+        self._open: Counter[int] = Counter()  # open connections by peer pid (0: unknown)
+        self.limit = max_connections()
 
     async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        if loop.get_exception_handler() is None:
+            loop.set_exception_handler(RateLimitedLog(self.fleet.listener.notice))
         if self.path.exists():
             self.path.unlink()
         old = os.umask(0o177)
@@ -154,15 +226,35 @@ class FleetServer:
         except FileNotFoundError:
             pass
 
+    def _crowded(self, peer: int) -> str:
+        """Why a new connection is refused, or "" (a process forwarding for remote nodes —
+        the engine itself — is bounded by its SSH channels, not by the local cap)."""
+        if sum(self._open.values()) > self.limit:
+            return (f"swarm has {self.limit} connections open, its limit: nothing was done; "
+                    "try again in a few seconds")
+        if peer not in (0, os.getpid()) and self._open[peer] > PER_CLIENT:
+            return (f"process {peer} has {PER_CLIENT} connections to swarm open, the limit "
+                    "for one process: nothing was done")
+        return ""
+
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = peer_pid(writer.get_extra_info("socket")) or 0
+        self._open[peer] += 1
         try:
+            if crowded := self._crowded(peer):
+                writer.write(json.dumps({"ok": False, "error": crowded}).encode() + b"\n")
+                await writer.drain()
+                return
             try:  # a connection that never asks must not hold a descriptor for good
                 line = await asyncio.wait_for(reader.readline(), REQUEST_WAIT)
             except TimeoutError:
                 return
+            except (ValueError, asyncio.LimitOverrunError):
+                line = None  # longer than the limit: answered as such below
             try:
-                reply = await self.handle(json.loads(line),
-                                          peer_pid(writer.get_extra_info("socket")))
+                if line is None:
+                    raise ValueError(f"the request is over {MAX_REQUEST} bytes")
+                reply = await self.handle(parse_request(line), peer or None)
             except SwarmError as exc:
                 reply = {"ok": False, "error": str(exc)}
             except (ValueError, ValidationError) as exc:
@@ -177,10 +269,17 @@ class FleetServer:
         except (OSError, asyncio.LimitOverrunError, ValueError):
             pass
         finally:
+            self._open[peer] -= 1
+            if self._open[peer] <= 0:
+                del self._open[peer]
             writer.close()
 
     async def handle(self, data: Any, peer: int | None = None) -> dict[str, Any]:
         req = _requests.validate_python(data)
+        local = peer is not None and peer != os.getpid()  # same machine, same clock
+        if local and req.expires is not None and time.time() > req.expires:
+            raise SwarmError("the request reached swarm after its sender stopped waiting: "
+                             "nothing was done")
         fleet = self.fleet
         sender = await fleet.sender_for(req.token, peer)
         if isinstance(req, Ping):

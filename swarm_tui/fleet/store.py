@@ -213,12 +213,30 @@ class Store:
         every open task goes back to pending, to be given again to whoever runs it next.
         Returns (messages cancelled, tasks reset); both are recorded, nothing is deleted."""
         cancelled = self.cancel_open(reason)
+        return cancelled, self._reset_tasks(reason)
+
+    def settle_gone(self, agent: str, before: float, reason: str) -> tuple[int, int]:
+        """An agent whose previous run ended without `swarm down` (its tmux server died) is
+        started anew: what was queued for the old conversation before `before` (wall time) is
+        settled as `swarm down` would have, and its open tasks go back to pending."""
+        now = time.time()
         with self._transaction():
             n = self.db.execute(
-                "UPDATE tasks SET status='pending', prompt=0, updated=?, reasons=? WHERE status "
+                "UPDATE messages SET status=?, updated=?, detail=? WHERE status=? AND "
+                "recipient=? AND created<?", (CANCELLED, now, reason, QUEUED, agent, before))
+            self.db.execute(
+                "UPDATE messages SET status=?, updated=?, detail=? WHERE status=? AND "
+                "recipient=? AND created<?", (UNCERTAIN, now, reason, SENDING, agent, before))
+        return int(n.rowcount), self._reset_tasks(reason, agent)
+
+    def _reset_tasks(self, reason: str, agent: str | None = None) -> int:
+        where, args = (" AND agent=?", (agent,)) if agent else ("", ())
+        with self._transaction():
+            n = self.db.execute(
+                "UPDATE tasks SET status='pending', prompt=0, updated=?, reasons=? WHERE (status "
                 "IN ('in-progress','claimed-done','judging','incomplete','no-verdict') OR "
-                "(status='pending' AND prompt!=0)", (time.time(), reason))
-        return cancelled, int(n.rowcount)
+                f"(status='pending' AND prompt!=0)){where}", (time.time(), reason, *args))
+        return int(n.rowcount)
 
     def oldest_open(self) -> dict[str, float]:
         """Per recipient, when its oldest still-queued message was written (wall time)."""

@@ -33,12 +33,14 @@ def line(*args: str) -> str:
 
 
 # Control characters that must never reach an agent as keys: every C0 byte and DEL except
-# tab and newline (an ESC would end a bracketed paste early or arrive as a key sequence).
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# tab and newline (an ESC would end a bracketed paste early or arrive as a key sequence), and
+# the C1 controls U+0080-U+009F (U+009B is CSI, U+009D OSC to a terminal that takes them).
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def sanitize(text: str) -> str:
-    """Message text as it may be typed into an agent: CRLF to LF, C0 controls removed."""
+    """Message text as it may be typed into an agent: CRLF and CR to LF, C0 and C1 controls
+    and DEL removed, tab and newline kept."""
     return _CONTROLS.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 

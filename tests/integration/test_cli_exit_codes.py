@@ -87,3 +87,28 @@ async def test_remind_durations_need_a_unit_and_ten_seconds(sandbox, fleet, flag
                                                "--text", "wake up"))
     assert line == says
     assert fleet.fleet.store.reminders() == []
+
+
+async def test_a_flag_after_a_name_is_refused_not_broadcast(sandbox, fleet):
+    """`swarm send Ada --all` once broadcast the text "Ada" to every agent."""
+    line = one_line_error(await sandbox.aswarm("send", "Ada", "--all"))
+    assert "--all after a name or message is ambiguous" in line and "-- --all" in line
+    line = one_line_error(await sandbox.aswarm("send", "Ada", "--role", "worker"))
+    assert "--role after a name" in line
+    sent = await sandbox.aswarm("send", "Ada", "--", "--all")
+    assert sent.returncode == 0, sent.stderr
+    await async_wait_until(lambda: sandbox.received("Ada") == ["--all"], 20,
+                           "the text '--all' to reach Ada alone", fleet.screens)
+    assert [(m["recipient"], m["text"]) for m in sandbox.journal("codes")] == [("Ada", "--all")]
+
+
+async def test_a_message_within_the_limit_is_not_refused_for_its_json_escaping(sandbox, fleet):
+    """2 MB of `é` is 4 MB as \\u escapes: it must still go (measured on encoded bytes)."""
+    text = "é" * 1_000_000 + " end"  # 2 MB of UTF-8
+    sent = await sandbox.aswarm("send", "Ada", "-", input=text, timeout=60)
+    assert sent.returncode == 0, sent.stderr
+    too_big = await sandbox.aswarm("send", "Ada", "-", input="é" * 2_000_000)
+    line = one_line_error(too_big)
+    assert "4000001 bytes" in line or "bytes; the limit is" in line, line
+    rows = sandbox.journal("codes")
+    assert [len(r["text"]) for r in rows] == [len(text)]

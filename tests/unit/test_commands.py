@@ -87,7 +87,13 @@ def test_sanitize_turns_crlf_and_cr_into_lf() -> None:
 def test_sanitize_removes_del_keeps_non_ascii() -> None:
     assert sanitize("x\x7fy") == "xy"
     assert sanitize("café 日本 🐝 — Poincaré") == "café 日本 🐝 — Poincaré"
-    assert sanitize("\u0085\u200b") == "\u0085\u200b"  # C1 / zero-width are not C0
+    assert sanitize("\u200b\u00a0") == "\u200b\u00a0"  # zero-width and no-break space stay
+
+
+def test_sanitize_removes_c1_controls() -> None:
+    c1 = "".join(chr(i) for i in range(0x80, 0xA0))
+    assert sanitize(f"a{c1}b") == "ab"
+    assert sanitize("\u009b31mred\u009d0;t\u009c") == "31mred0;t"  # C1 CSI, OSC, ST
 
 
 # ------------------------------------------------------------------------- send_keys_hex
