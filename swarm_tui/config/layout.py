@@ -34,6 +34,8 @@ class _Strict(BaseModel):
 Permission = Literal["down", "focus", "tasks"]
 MAY = ("What this agent may do beyond its own affairs: 'down' (stop the fleet), 'focus' (set "
        "other agents' focus labels), 'tasks' (give other agents tasks, e.g. a planner)")
+TALKS_TO = ("Agents (by name) and roles this agent may message with `swarm send`; unset: "
+            "every agent. The human and swarm itself can always message it.")
 
 
 class AgentDefaults(_Strict):
@@ -47,6 +49,7 @@ class AgentDefaults(_Strict):
     command: str = Field("", description="Command line for cli='generic' (run by the shell); "
                          "for other CLIs, the executable's words in place of its usual name.")
     may: list[Permission] = Field(default_factory=list, description=MAY)
+    talks_to: list[str] | None = Field(None, description=TALKS_TO)
 
 
 class AgentSpec(_Strict):
@@ -72,6 +75,8 @@ class AgentSpec(_Strict):
     tasks: list[TaskSpec] = Field(default_factory=list,
                                   description="The agent's tasks, in order.")
     may: list[Permission] | None = Field(None, description=MAY + " (defaults.may if unset)")
+    talks_to: list[str] | None = Field(None, description=TALKS_TO + " (defaults.talks_to "
+                                       "if unset)")
 
     @field_validator("name")
     @classmethod
@@ -140,6 +145,7 @@ class ResolvedAgent(_Strict):
     family: str = ""
     tasks: tuple[TaskSpec, ...] = ()
     may: tuple[Permission, ...] = ()
+    talks_to: tuple[str, ...] | None = None  # names and roles; None: everyone
 
 
 Loc = tuple[str | int, ...]
@@ -257,9 +263,23 @@ class Layout(_Strict):
                              for table, mapping in (("focus", self.focus),
                                                     ("tasks", self.tasks))
                              for key in mapping if key.casefold() not in names]
+                problems += self._talks_to_problems(names)
         if problems:
             raise LayoutProblems(problems)
         return self
+
+    def _talks_to_problems(self, names: set[str]) -> list[Problem]:
+        """Every `talks_to` entry names an agent or a role of this layout."""
+        roles = {self.defaults.role, *(a.role for a in self.agents if a.role),
+                 *(g.role for g in self.groups if g.role)}
+        known = names | {r.casefold() for r in roles}
+        where: list[tuple[Loc, list[str] | None]] = [(("defaults", "talks_to"),
+                                                      self.defaults.talks_to)]
+        where += [(("agents", i, "talks_to"), a.talks_to) for i, a in enumerate(self.agents)]
+        return [(loc, f"{entry!r} is neither an agent nor a role of this layout (roles: "
+                 f"{', '.join(sorted(roles))})")
+                for loc, entries in where for entry in entries or ()
+                if entry.casefold() not in known]
 
     def host_table(self) -> dict[str, HostSpec]:
         """Host keys with ranges expanded: `node[01-16]` becomes node01 ... node16."""
@@ -346,9 +366,15 @@ class Layout(_Strict):
                     + tuple(self.tasks.get(name, ())),
                     may=tuple(a.may if isinstance(a, AgentSpec) and a.may is not None
                               else d.may),
+                    talks_to=_talks_to(a.talks_to if isinstance(a, AgentSpec) and
+                                       a.talks_to is not None else d.talks_to),
                 )
             )
         return out
+
+
+def _talks_to(entries: list[str] | None) -> tuple[str, ...] | None:
+    return None if entries is None else tuple(e.casefold() for e in entries)
 
 
 class LoadedLayout(BaseModel):

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from swarm_tui.errors import SwarmError
+from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.fleet.identity import peer_pid
 from swarm_tui.fleet.store import OPEN
@@ -289,9 +290,18 @@ class FleetServer:
                     "agents": [a.summary() for a in fleet.agents.values()]}
         if isinstance(req, Send):
             if req.all or req.role:
-                targets = [a.name for a in fleet.resolve([], req.all, req.role, exclude=sender)]
+                targets = [a.name for a in fleet.resolve([], req.all, req.role, exclude=sender)
+                           if self._talks(sender, a)]
+                if not targets:
+                    raise SwarmError(f"{sender} may message none of them: the layout's "
+                                     "talks_to for it does not list them")
             elif req.to:
                 targets = req.to
+                for agent in fleet.resolve(targets):
+                    if not self._talks(sender, agent):
+                        raise SwarmError(
+                            f"{sender} may not message {agent.name}: its talks_to lists only "
+                            f"{', '.join(self._talks_to(sender) or ())}; nothing was sent")
             else:
                 raise SwarmError("no recipient: name an agent, or use --all or --role ROLE")
             if req.skill:
@@ -376,6 +386,17 @@ class FleetServer:
         if agent is None or what not in agent.spec.may:
             raise SwarmError(f"{sender} may not {doing}: the layout grants it with "
                              f"may = [\"{what}\"] on the agent or its defaults; or ask the human")
+
+    def _talks_to(self, sender: str) -> tuple[str, ...] | None:
+        agent = self.fleet.agents.get(sender)
+        return None if agent is None else agent.spec.talks_to
+
+    def _talks(self, sender: str, to: Agent) -> bool:
+        """Whether `sender` may message `to` (the layout's `talks_to`; the human and swarm
+        message anyone)."""
+        allowed = self._talks_to(sender)
+        return allowed is None or to.name.casefold() in allowed or \
+            to.role.casefold() in allowed
 
     def _send_skill(self, targets: list[str], req: Send, sender: str) -> list[Any]:
         """A skill rendered for each recipient (its own name, focus and task)."""

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.integration
 @pytest.fixture
 def fleet(sandbox: Sandbox):
     layout = sandbox.layout("who", mock_agent("Cy"), mock_agent("Bo"),
-                            shell_agent("Ada"), shell_agent("Pat", may=["focus"]))
+                            shell_agent("Ada"), shell_agent("Pat", may=["focus"]),
+                            shell_agent("Lu", talks_to=["Cy"], role="intern"))
     proc = sandbox.start_headless(layout)
     proc.wait_ready()
     wait_until(lambda: sandbox.swarm("ls").returncode == 0, 10, "the engine", proc.output)
@@ -68,3 +69,20 @@ def test_an_agent_changes_only_its_own_focus_unless_granted(sandbox: Sandbox, fl
 def test_agents_do_not_get_tmux(fleet, tmp_path):
     out = _run_in(fleet, "Ada", 'echo "TMUX=[$TMUX] PANE=[$TMUX_PANE]"', tmp_path / "t.txt")
     assert "TMUX=[] PANE=[]" in out, out
+
+
+def test_talks_to_limits_whom_an_agent_may_message(sandbox: Sandbox, fleet, tmp_path):
+    out = _run_in(fleet, "Lu", 'env -u SWARM_TOKEN swarm send Bo "not allowed"; echo rc=$?',
+                  tmp_path / "no.txt")
+    assert "Lu may not message Bo: its talks_to lists only cy" in out and "rc=1" in out, out
+    out = _run_in(fleet, "Lu", 'swarm send --all "to whom I may"; echo rc=$?',
+                  tmp_path / "all.txt")
+    assert "rc=0" in out and "to Cy" in out and "to Bo" not in out, out
+    _run_in(fleet, "Lu", 'swarm send Cy "allowed"', tmp_path / "yes.txt")
+    wait_until(lambda: len(sandbox.received("Cy")) == 2, 15, "Cy to get both")
+    assert sandbox.received("Cy") == ["[message from Lu] to whom I may",
+                                      "[message from Lu] allowed"]
+    assert sandbox.received("Bo") == []
+    # the human messages anyone, and an agent without talks_to messages Lu
+    assert sandbox.swarm("send", "Lu", "echo from-the-human").returncode == 0
+    assert [r["recipient"] for r in sandbox.journal("who")] == ["Cy", "Cy", "Lu"]

@@ -322,3 +322,18 @@ def test_durations_with_units_are_read(value: str, secs: float) -> None:
 
     assert seconds(value, MIN_PERIOD) == secs
     assert ReminderSpec(idle=value, text="x").idle == value
+
+
+def test_talks_to_names_agents_or_roles(tmp_path: Path) -> None:
+    text = ('[defaults]\ntalks_to = ["lead"]\n'
+            '[[agents]]\nname = "Boss"\nrole = "lead"\ntalks_to = []\n'
+            '[[agents]]\nname = "Ann"\ntalks_to = ["Boss", "Nobody"]\n'
+            '[[agents]]\nname = "Bob"\n')
+    path = write(tmp_path, text)
+    (line,) = problems(path)
+    assert "agent 'Ann': talks_to: 'Nobody' is neither an agent nor a role" in line, line
+    good = write(tmp_path, text.replace(', "Nobody"', ""), "good.toml")
+    agents = {a.name: a for a in load_layout(good).agents()}
+    assert agents["Boss"].talks_to == ()
+    assert agents["Ann"].talks_to == ("boss",)
+    assert agents["Bob"].talks_to == ("lead",)  # from [defaults]
