@@ -21,7 +21,7 @@ from swarm_tui.config.layout import LoadedLayout
 from swarm_tui.errors import AgentNotFound, HostUnreachable, SwarmError, TmuxError
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import FleetListener, NullListener
-from swarm_tui.fleet.identity import ancestors, is_forwarded
+from swarm_tui.fleet.identity import ancestors
 from swarm_tui.fleet.injection import HUMAN, Injector
 from swarm_tui.fleet.link import NVIDIA_SMI, HostLink, parse_gpus
 from swarm_tui.fleet.reminders import Reminders
@@ -553,14 +553,25 @@ class Fleet:
         self.listener.agent_changed(agent)
         self.screens.wake.set()  # a delivery changes what the state should be: re-evaluate
 
-    async def sender_for(self, token: str | None, pid: int | None) -> str:
+    async def sender_for(self, token: str | None, pid: int | None,
+                         node: tuple[str, str] | None = None) -> str:
         """Who sent a request: the agent whose pane the local process `pid` descends from
         (the kernel's word beats the environment's); else its token's agent; else the
-        human. Remote agents' requests come forwarded by the engine itself: token only."""
-        if pid is not None and not is_forwarded(pid):
-            agent = await self._agent_of_pid(pid)
-            if agent is not None:
-                return agent
+        human. From a node (`node` = host, the agent its relay found by the node's kernel):
+        that agent; else its token's agent on that node; never the human."""
+        if node is not None:
+            host, proven = node
+            agent = self.agents.get(proven)
+            if agent is None and token:
+                agent = self.agents.get(self.sender_for_token(token))
+            if agent is None or agent.spec.host != host:
+                raise SwarmError(f"a request from node {host} comes from an agent's pane there "
+                                 "(or carries the SWARM_TOKEN of an agent on that node)")
+            return agent.name
+        if pid is not None:
+            name = await self._agent_of_pid(pid)
+            if name is not None:
+                return name
         return self.sender_for_token(token)
 
     async def _agent_of_pid(self, pid: int) -> str | None:

@@ -2,13 +2,12 @@
 
 A local client's peer pid comes from `SO_PEERCRED`; a process that descends from an agent's
 pane is that agent, whatever its environment says (an agent that unsets or borrows a
-`SWARM_TOKEN` is still itself). Connections forwarded from remote nodes arrive through the
-engine's own SSH client, so their peer is the engine itself: for those the token decides.
+`SWARM_TOKEN` is still itself). On a remote node the node relay (swarm_tui/relay.py) does
+the same with the node's kernel and says which agent asked.
 """
 
 from __future__ import annotations
 
-import os
 import socket
 import struct
 from pathlib import Path
@@ -44,7 +43,3 @@ def ancestors(pid: int, proc: Path = PROC) -> list[int]:
         pid = int(fields[1])
     return chain
 
-
-def is_forwarded(pid: int | None) -> bool:
-    """A connection the engine's own SSH client forwarded from a remote node."""
-    return pid == os.getpid()

@@ -205,6 +205,8 @@ class FleetServer:
         self.limit = max_connections()
 
     async def start(self) -> None:
+        for link in self.fleet.links.values():  # a node's relay hands its requests here
+            link.host.requests = self.node_request
         loop = asyncio.get_running_loop()
         if loop.get_exception_handler() is None:
             loop.set_exception_handler(RateLimitedLog(self.fleet.listener.notice))
@@ -228,12 +230,12 @@ class FleetServer:
             pass
 
     def _crowded(self, peer: int) -> str:
-        """Why a new connection is refused, or "" (a process forwarding for remote nodes —
-        the engine itself — is bounded by its SSH channels, not by the local cap)."""
+        """Why a new connection is refused, or "" (nodes' requests come through their
+        relays, which bound their own)."""
         if sum(self._open.values()) > self.limit:
             return (f"swarm has {self.limit} connections open, its limit: nothing was done; "
                     "try again in a few seconds")
-        if peer not in (0, os.getpid()) and self._open[peer] > PER_CLIENT:
+        if peer and self._open[peer] > PER_CLIENT:
             return (f"process {peer} has {PER_CLIENT} connections to swarm open, the limit "
                     "for one process: nothing was done")
         return ""
@@ -252,19 +254,7 @@ class FleetServer:
                 return
             except (ValueError, asyncio.LimitOverrunError):
                 line = None  # longer than the limit: answered as such below
-            try:
-                if line is None:
-                    raise ValueError(f"the request is over {MAX_REQUEST} bytes")
-                reply = await self.handle(parse_request(line), peer or None)
-            except SwarmError as exc:
-                reply = {"ok": False, "error": str(exc)}
-            except (ValueError, ValidationError) as exc:
-                reply = {"ok": False, "error": f"bad request: {str(exc).splitlines()[0]}"}
-            except sqlite3.Error as exc:  # a full disk, a read-only journal
-                self.fleet.listener.notice(f"the journal cannot be written: {exc}")
-                reply = {"ok": False, "error": f"the journal ({self.fleet.store.path}) cannot "
-                         f"be written ({exc}): nothing was recorded or sent; free space and "
-                         "try again"}
+            reply = await self.answer(line, peer or None)
             writer.write(json.dumps(reply).encode() + b"\n")
             await writer.drain()
         except (OSError, asyncio.LimitOverrunError, ValueError):
@@ -275,14 +265,35 @@ class FleetServer:
                 del self._open[peer]
             writer.close()
 
-    async def handle(self, data: Any, peer: int | None = None) -> dict[str, Any]:
+    async def answer(self, line: bytes | None, peer: int | None = None,
+                     node: tuple[str, str] | None = None) -> dict[str, Any]:
+        """The answer to one request line (None: it was too long), whatever went wrong."""
+        try:
+            if line is None:
+                raise ValueError(f"the request is over {MAX_REQUEST} bytes")
+            return await self.handle(parse_request(line), peer, node)
+        except SwarmError as exc:
+            return {"ok": False, "error": str(exc)}
+        except (ValueError, ValidationError) as exc:
+            return {"ok": False, "error": f"bad request: {str(exc).splitlines()[0]}"}
+        except sqlite3.Error as exc:  # a full disk, a read-only journal
+            self.fleet.listener.notice(f"the journal cannot be written: {exc}")
+            return {"ok": False, "error": f"the journal ({self.fleet.store.path}) cannot be "
+                    f"written ({exc}): nothing was recorded or sent; free space and try again"}
+
+    async def node_request(self, line: bytes, host: str, agent: str) -> dict[str, Any]:
+        """A request from a remote node's relay: `agent` is who the node's kernel says sent
+        it ("" when the process is in no agent's pane)."""
+        return await self.answer(line, None, (host, agent))
+
+    async def handle(self, data: Any, peer: int | None = None,
+                     node: tuple[str, str] | None = None) -> dict[str, Any]:
         req = _requests.validate_python(data)
-        local = peer is not None and peer != os.getpid()  # same machine, same clock
-        if local and req.expires is not None and time.time() > req.expires:
+        if peer is not None and req.expires is not None and time.time() > req.expires:
             raise SwarmError("the request reached swarm after its sender stopped waiting: "
                              "nothing was done")
         fleet = self.fleet
-        sender = await fleet.sender_for(req.token, peer)
+        sender = await fleet.sender_for(req.token, peer, node)
         if isinstance(req, Ping):
             return {"ok": True, "fleet": fleet.name, "pid": os.getpid(), "you": sender}
         if isinstance(req, Ls):

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from swarm_tui.tmux.client import ControlClient
 from swarm_tui.tmux.protocol import Event
+
+# How a node's requests reach the engine: (request line, host name, the agent the node's
+# kernel says sent it, or "") -> the answer. The engine's socket server provides it.
+NodeRequests = Callable[[bytes, str, str], Awaitable[dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,9 @@ class Host(Protocol):
 
     name: str
     session: str
+    # where requests from the host's agents go when they do not reach the engine's own
+    # socket directly (a remote node's relay); the engine's socket server sets it
+    requests: NodeRequests | None
 
     async def connect(self) -> None:
         """Reach the machine and put swarm's support files there (idempotent)."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from swarm_tui import paths
 from swarm_tui.errors import TmuxError
-from swarm_tui.hosts.base import LaunchContext, kill_server
+from swarm_tui.hosts.base import LaunchContext, NodeRequests, kill_server
 from swarm_tui.tmux.client import MIN_TMUX, ControlClient, parse_version
 from swarm_tui.tmux.protocol import Event
 
@@ -68,6 +68,7 @@ class LocalHost:
         self.session = session
         self.tmux = tmux
         self.socket_path = socket_path
+        self.requests: NodeRequests | None = None  # its agents reach the engine's socket
         self._proc: asyncio.subprocess.Process | None = None
 
     async def connect(self) -> None:

@@ -28,6 +28,5 @@ def make_hosts(loaded: LoadedLayout) -> dict[str, Host]:
         else:
             from swarm_tui.hosts.ssh import SSHHost  # asyncssh only when a layout needs it
 
-            hosts[key] = SSHHost(key, table[key], f"{tmux_socket_name(fleet)}-{key}", fleet,
-                                 local_socket)
+            hosts[key] = SSHHost(key, table[key], f"{tmux_socket_name(fleet)}-{key}", fleet)
     return hosts

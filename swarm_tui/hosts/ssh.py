@@ -1,5 +1,6 @@
 """A remote node reached over SSH (asyncssh): one connection, one control-mode channel, a
-small pool of exec channels for one-off commands, and the engine's socket reverse-forwarded.
+small pool of exec channels for one-off commands, and the node relay (swarm_tui/relay.py)
+serving the fleet's socket on the node, so the node's kernel says which agent asks.
 
 The user's ~/.ssh/config (HostName, User, Port, IdentityFile, ProxyJump), ssh-agent and
 known_hosts are honoured; host keys are always checked. Nothing needs to be installed on
@@ -9,16 +10,18 @@ the node beyond Python 3 and tmux: swarm copies its stdlib-only client there.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shlex
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 
 from swarm_tui.config.hosts import HostSpec, parse_destination
 from swarm_tui.errors import HostUnreachable, TmuxError
-from swarm_tui.hosts.base import LaunchContext, kill_server
+from swarm_tui.hosts.base import LaunchContext, NodeRequests, kill_server
 from swarm_tui.tmux.client import MIN_TMUX, ControlClient, parse_version
 from swarm_tui.tmux.protocol import Event
 
@@ -70,19 +73,20 @@ class _Writer:
 class SSHHost:
     """A node of the fleet over SSH."""
 
-    def __init__(self, name: str, spec: HostSpec, socket_name: str, session: str,
-                 local_socket: str):
+    def __init__(self, name: str, spec: HostSpec, socket_name: str, session: str):
         self.name = name
         self.spec = spec
         self.socket_name = socket_name
         self.session = session
-        self.local_socket = local_socket
         self.user, self.address, self.port = parse_destination(spec.ssh)
         self.conn: asyncssh.SSHClientConnection | None = None
         self._pool = asyncio.Semaphore(EXEC_CHANNELS)
         self._control: asyncssh.SSHClientProcess[bytes] | None = None
         self.home = ""
         self.tmux_version = (0, 0)
+        self.requests: NodeRequests | None = None  # set by the engine's socket server
+        self._relay: asyncssh.SSHClientProcess[bytes] | None = None
+        self._relay_tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ connection
     @property
@@ -141,6 +145,7 @@ class SSHHost:
             f"{self.dir}/bin/swarm-mock-agent": ("#!/usr/bin/env python3\n"
                                                  + (PKG / "agents" / "mock.py").read_text(),
                                                  "755"),
+            self.relay_path: ((PKG / "relay.py").read_text(), "600"),
         }
         for path, (text, mode) in files.items():
             d = shlex.quote(str(Path(path).parent))
@@ -149,15 +154,66 @@ class SSHHost:
                                        f"&& cat > {q} && chmod {mode} {q}", stdin=text)
             if rc != 0:
                 raise HostUnreachable(f"{self.name}: cannot write {path}: {out.strip()}")
-        # the node's agents reach the engine through this socket (sshd makes it 0600)
-        await self.shell(f"rm -f {shlex.quote(self.remote_socket)}")
+        await self._start_relay()
+
+    @property
+    def relay_path(self) -> str:
+        return f"{self.dir}/relay.py"
+
+    async def _start_relay(self) -> None:
+        """The node's agents reach the engine through the relay's socket (0600 in 0700)."""
         assert self.conn is not None
-        await self.conn.forward_remote_path(self.remote_socket, self.local_socket)
+        command = shlex.join([self.spec.python, self.relay_path, self.remote_socket,
+                              json.dumps(self.tmux_argv())])
+        try:
+            relay = await self.conn.create_process(command, encoding=None)
+            first = await asyncio.wait_for(relay.stdout.readline(), 15)
+        except (OSError, asyncssh.Error, TimeoutError) as exc:
+            raise HostUnreachable(f"{self.name}: the node relay did not start: {exc}") from None
+        if b'"ready"' not in first:
+            relay.close()
+            raise HostUnreachable(f"{self.name}: the node relay did not start: "
+                                  f"{first.decode(errors='replace').strip() or 'no output'}")
+        self._relay = relay
+        self._spawn(self._serve_relay(relay))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._relay_tasks.add(task)
+        task.add_done_callback(self._relay_tasks.discard)
+
+    async def _serve_relay(self, relay: asyncssh.SSHClientProcess[bytes]) -> None:
+        """Requests from the node's agents, each answered on its own (one slow `send
+        --wait` holds up no other)."""
+        while line := await relay.stdout.readline():
+            try:
+                frame = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(frame, dict) and "id" in frame:
+                self._spawn(self._answer(relay, frame))
+
+    async def _answer(self, relay: asyncssh.SSHClientProcess[bytes],
+                      frame: dict[str, Any]) -> None:
+        if self.requests is None:
+            reply: dict[str, Any] = {"ok": False, "error": "swarm is starting: try again"}
+        else:
+            reply = await self.requests(str(frame.get("line", "")).encode(), self.name,
+                                        str(frame.get("agent", "")))
+        try:
+            relay.stdin.write(json.dumps({"id": frame["id"], "reply": reply}).encode() + b"\n")
+        except (OSError, asyncssh.Error):
+            pass  # the link went: the node's client hears the relay hang up
 
     async def close(self) -> None:
         if self._control is not None:
             self._control.close()
             self._control = None
+        if self._relay is not None:
+            self._relay.close()
+            self._relay = None
+        for task in list(self._relay_tasks):
+            task.cancel()
         if self.conn is not None:
             self.conn.close()
             try:

@@ -9,6 +9,7 @@ import pytest
 
 from swarm_tui import paths
 from swarm_tui.fleet import server as server_module
+from swarm_tui.fleet.server import PER_CLIENT
 from swarm_tui.testing import async_wait_until, mock_agent
 
 pytestmark = pytest.mark.integration
@@ -19,7 +20,7 @@ async def test_idle_connections_are_dropped_and_others_served(sandbox, start_fle
     monkeypatch.setattr(server_module, "REQUEST_WAIT", 1.0)
     run = await start_fleet(sandbox.layout("idlec", mock_agent("Ada")))
     idle = []
-    for _ in range(80):  # fewer than the listen backlog: this loop does not accept them yet
+    for _ in range(PER_CLIENT):  # fewer than the listen backlog and one process's share
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.connect(str(paths.socket_path("idlec")))
         sock.setblocking(False)
