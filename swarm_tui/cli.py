@@ -328,7 +328,7 @@ def _settle_journal(fleet: str, timeout: float = 15.0) -> str:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     from swarm_tui.config.layout import load_layout, resolve_layout
-    from swarm_tui.hosts.doctor import doctor
+    from swarm_tui.fleet.doctor import doctor
 
     loaded = load_layout(resolve_layout(args.layout))
     reports = asyncio.run(doctor(loaded))

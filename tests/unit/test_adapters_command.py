@@ -10,8 +10,8 @@ import pytest
 from swarm_tui.agents.base import command_line
 from swarm_tui.agents.registry import ADAPTERS, adapter_for
 from swarm_tui.config.layout import ResolvedAgent
+from swarm_tui.fleet.doctor import programs
 from swarm_tui.hosts.base import LaunchContext
-from swarm_tui.hosts.doctor import programs
 
 CTX = LaunchContext(
     python="python3",

@@ -36,3 +36,13 @@ def test_ruff_check_is_clean() -> None:
                              "swarm_tui", "tests"], cwd=ROOT, capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, result.stdout[-4000:]
+
+
+def test_import_contracts_hold() -> None:
+    """The layers and the stdlib-only files, as pyproject.toml's import-linter contracts."""
+    _tool("importlinter")
+    result = subprocess.run([sys.executable, "-c", "from importlinter.cli import "
+                             "lint_imports_command; lint_imports_command()", "--no-cache"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "Contracts: 4 kept, 0 broken." in result.stdout, result.stdout[-2000:]
