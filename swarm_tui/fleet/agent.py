@@ -41,6 +41,10 @@ class Agent:
         return self.spec.role
 
     @property
+    def host(self) -> str:
+        return self.spec.host
+
+    @property
     def state(self) -> AgentState:
         return self.tracker.state
 

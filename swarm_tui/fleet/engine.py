@@ -21,7 +21,7 @@ from swarm_tui.config.layout import LoadedLayout
 from swarm_tui.errors import AgentNotFound, HostUnreachable, SwarmError, TmuxError
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import FleetListener, NullListener
-from swarm_tui.fleet.identity import ancestors
+from swarm_tui.fleet.identity import Senders
 from swarm_tui.fleet.injection import HUMAN, Injector
 from swarm_tui.fleet.link import NVIDIA_SMI, HostLink, parse_gpus
 from swarm_tui.fleet.reminders import Reminders
@@ -60,6 +60,7 @@ class Fleet:
         self.listener: FleetListener = listener or NullListener()
         self.links = {k: HostLink(k, h) for k, h in (hosts or make_hosts(loaded)).items()}
         self.agents: dict[str, Agent] = {}
+        self.senders = Senders(self.agents, store.agent_for_token, self._local_panes)
         self._tasks: list[asyncio.Task[None]] = []
         self.screens = ScreenReader(self.agents, self.links, lambda: self.listener,
                                     self._evaluate)
@@ -555,48 +556,18 @@ class Fleet:
 
     async def sender_for(self, token: str | None, pid: int | None,
                          node: tuple[str, str] | None = None) -> str:
-        """Who sent a request: the agent whose pane the local process `pid` descends from
-        (the kernel's word beats the environment's); else its token's agent; else the
-        human. From a node (`node` = host, the agent its relay found by the node's kernel):
-        that agent; else its token's agent on that node; never the human."""
-        if node is not None:
-            host, proven = node
-            agent = self.agents.get(proven)
-            if agent is None and token:
-                agent = self.agents.get(self.sender_for_token(token))
-            if agent is None or agent.spec.host != host:
-                raise SwarmError(f"a request from node {host} comes from an agent's pane there "
-                                 "(or carries the SWARM_TOKEN of an agent on that node)")
-            return agent.name
-        if pid is not None:
-            name = await self._agent_of_pid(pid)
-            if name is not None:
-                return name
-        return self.sender_for_token(token)
+        """Who sent a request (see `Senders.sender_for`)."""
+        return await self.senders.sender_for(token, pid, node)
 
-    async def _agent_of_pid(self, pid: int) -> str | None:
+    async def _local_panes(self) -> dict[str, str]:
+        """pane pid -> agent name, for the local tmux server ({} while it is unreachable)."""
         link = self.links.get(LOCAL)
         if link is None or not link.connected or link.control is None:
-            return None
-        chain = ancestors(pid)
+            return {}
         reply = await link.control.run(
             f"list-panes -s -t ={link.host.session} -F "
             + quote("#{pane_pid}|#{@swarm_agent}"))
-        panes = dict(line.split("|", 1) for line in reply.text().splitlines() if "|" in line)
-        for ancestor in chain:
-            name = panes.get(str(ancestor))
-            if name and name in self.agents:
-                return name
-        return None
-
-    def sender_for_token(self, token: str | None) -> str:
-        if not token:
-            return HUMAN
-        name = self.store.agent_for_token(token)
-        if name is None:
-            raise SwarmError("SWARM_TOKEN is not a token of this fleet: unset it or use the "
-                             "shell of an agent of this fleet")
-        return name
+        return dict(line.split("|", 1) for line in reply.text().splitlines() if "|" in line)
 
     def states(self) -> dict[str, AgentState]:
         return {a.name: a.state for a in self.agents.values()}

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import socket
 import struct
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+from swarm_tui.errors import SwarmError
+from swarm_tui.fleet.injection import HUMAN
 
 PROC = Path("/proc")
 
@@ -43,3 +47,54 @@ def ancestors(pid: int, proc: Path = PROC) -> list[int]:
         pid = int(fields[1])
     return chain
 
+
+
+class _Agent(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def host(self) -> str: ...
+
+
+class Senders:
+    """Who sent a request, from what can be known: the kernel's word (a local peer pid, a
+    node relay's finding) beats a token, and a token beats nothing."""
+
+    def __init__(self, agents: Mapping[str, _Agent], agent_for_token: Callable[[str], str | None],
+                 local_panes: Callable[[], Awaitable[dict[str, str]]]):
+        self.agents = agents
+        self.agent_for_token = agent_for_token
+        self.local_panes = local_panes  # pane pid -> agent name on this machine
+
+    async def sender_for(self, token: str | None, pid: int | None,
+                         node: tuple[str, str] | None = None) -> str:
+        """The agent whose pane the local process `pid` descends from (whatever its
+        environment says); else its token's agent; else the human. From a node (`node` =
+        host, the agent its relay found by the node's kernel): that agent; else its token's
+        agent on that node; never the human."""
+        if node is not None:
+            host, proven = node
+            agent = self.agents.get(proven)
+            if agent is None and token:
+                agent = self.agents.get(self.sender_for_token(token))
+            if agent is None or agent.host != host:
+                raise SwarmError(f"a request from node {host} comes from an agent's pane there "
+                                 "(or carries the SWARM_TOKEN of an agent on that node)")
+            return agent.name
+        if pid is not None:
+            panes = await self.local_panes()
+            for ancestor in ancestors(pid):
+                name = panes.get(str(ancestor))
+                if name and name in self.agents:
+                    return name
+        return self.sender_for_token(token)
+
+    def sender_for_token(self, token: str | None) -> str:
+        if not token:
+            return HUMAN
+        name = self.agent_for_token(token)
+        if name is None:
+            raise SwarmError("SWARM_TOKEN is not a token of this fleet: unset it or use the "
+                             "shell of an agent of this fleet")
+        return name
