@@ -23,7 +23,7 @@ from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import FleetListener, NullListener
 from swarm_tui.fleet.identity import Senders
 from swarm_tui.fleet.injection import HUMAN, Injector
-from swarm_tui.fleet.link import NVIDIA_SMI, HostLink, parse_gpus
+from swarm_tui.fleet.link import HostLink, watch_gpus
 from swarm_tui.fleet.reminders import Reminders
 from swarm_tui.fleet.screens import ScreenReader
 from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
@@ -119,7 +119,7 @@ class Fleet:
                 self._spawn(self._reconnect(link), f"reconnect-{link.name}")
         self._spawn(self.screens.run(), "fleet-refresh")
         for link in self.links.values():
-            self._spawn(self._telemetry_loop(link), f"gpus-{link.name}")
+            self._spawn(watch_gpus(link, GPU_INTERVAL), f"gpus-{link.name}")
         for agent in self.agents.values():
             self._injector.start(agent)
         self._resume_journal()
@@ -406,21 +406,6 @@ class Fleet:
             agent.tracker.pane_died(True)
         self._evaluate(time.monotonic())
         self.ended.set()
-
-    async def _telemetry_loop(self, link: HostLink) -> None:
-        """GPU utilisation and memory per GPU, where the host has nvidia-smi."""
-        while True:
-            if link.connected:
-                try:
-                    rc, out = await link.host.shell(NVIDIA_SMI, timeout=10)
-                except SwarmError:
-                    rc, out = 1, ""
-                if rc == 127:
-                    link.gpus = None
-                    return  # no GPUs here: never ask again
-                if rc == 0:
-                    link.gpus = parse_gpus(out)
-            await asyncio.sleep(GPU_INTERVAL)
 
     # ------------------------------------------------------------------ screens
     def set_visible(self, names: set[str]) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 
+from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.hosts.base import Host
 from swarm_tui.tmux.client import ControlClient
@@ -51,3 +53,19 @@ class HostLink:
             self.since = time.time()
         self.connected, self.detail = connected, detail
         return changed
+
+
+async def watch_gpus(link: HostLink, interval: float) -> None:
+    """GPU utilisation and memory per GPU, where the host has nvidia-smi."""
+    while True:
+        if link.connected:
+            try:
+                rc, out = await link.host.shell(NVIDIA_SMI, timeout=10)
+            except SwarmError:
+                rc, out = 1, ""
+            if rc == 127:
+                link.gpus = None
+                return  # no GPUs here: never ask again
+            if rc == 0:
+                link.gpus = parse_gpus(out)
+        await asyncio.sleep(interval)
