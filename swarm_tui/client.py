@@ -59,6 +59,12 @@ def find_socket(fleet: str | None, run_dir: Path) -> Path:
     return socks[0]
 
 
+def _gone(path: Path, why: str) -> str:
+    return (f"swarm on {path} went away before answering ({why}): the request may or may not "
+            "have been carried out; `swarm messages` shows what was sent (check before "
+            "sending again)")
+
+
 def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
     """One request, one answer. A request carries when it expires: the engine refuses one
     that reaches it later, so a request this client gave up on is never carried out."""
@@ -79,6 +85,11 @@ def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[
         raise ClientError(
             f"no swarm is running on {path} (start one: swarm demo, or swarm up LAYOUT)"
         ) from None
+    except OSError as exc:  # a timeout: its queue of connections is full
+        sock.close()
+        raise ClientError(f"swarm on {path} did not take the connection ("
+                          f"{exc.strerror or 'timed out'}): nothing was sent; try again"
+                          ) from None
     try:
         sock.sendall(line)
         data = b""
@@ -92,11 +103,11 @@ def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[
                           "refuses a request that reaches it later, so most likely nothing "
                           "was done (`swarm messages` shows what was sent)") from None
     except OSError as exc:
-        raise ClientError(f"swarm on {path} dropped the request: {exc.strerror or exc}") from None
+        raise ClientError(_gone(path, exc.strerror or str(exc))) from None
     finally:
         sock.close()
     if not data:
-        raise ClientError(f"swarm on {path} closed the connection without an answer")
+        raise ClientError(_gone(path, "it closed the connection without an answer"))
     reply: dict[str, Any] = json.loads(data)
     if not reply.get("ok"):
         raise Refused(str(reply.get("error", "request refused")))

@@ -306,20 +306,30 @@ class Fleet:
         `swarm down` (tmux was killed). What was queued for it before this start is settled
         as `down` would have, said once, so the new agent starts with its own prompt."""
         reason = "its previous run ended without `swarm down` (tmux died); it was started anew"
-        cancelled, reset = self.store.settle_gone(agent.name, self.started_at, reason)
-        if cancelled or reset:
+        cancelled, uncertain, reset = self.store.settle_gone(agent.name, self.started_at,
+                                                             reason)
+        if cancelled or uncertain or reset:
+            caught = (f", {uncertain} caught while being typed (uncertain: they may have "
+                      "reached the old run)") if uncertain else ""
             self.listener.notice(
                 f"{agent.name} was started anew ({reason.split(';')[0]}): {cancelled} message"
-                f"{'s' * (cancelled != 1)} queued for its old run cancelled, {reset} open "
-                f"task{'s' * (reset != 1)} back to pending (`swarm messages` lists them)")
+                f"{'s' * (cancelled != 1)} queued for its old run cancelled{caught}, {reset} "
+                f"open task{'s' * (reset != 1)} back to pending (`swarm messages` lists them)")
 
     def _resume(self, agent: Agent) -> None:
         for message in self.store.open_messages(agent.name):
             if message.id in agent.waiting:
                 continue  # already in its queue
             if message.status == SENDING:
-                # it may have been typed before the crash: never type it twice
+                # it may have been typed before the crash: never type it twice, and say so
                 self.store.mark(message.id, UNCERTAIN, "swarm stopped while typing it")
+                self.listener.notice(
+                    f"message #{message.id} to {agent.name} is uncertain: swarm stopped while "
+                    f"typing it, so it may or may not have reached {agent.name} (look at its "
+                    "screen); it is never typed twice")
+                updated = self.store.message(message.id)
+                if updated is not None:
+                    self.listener.message_changed(updated)
                 continue
             self._injector.enqueue(agent, message)
 
@@ -360,10 +370,16 @@ class Fleet:
                 self._spawn(self._reconnect(link), f"reconnect-{link.name}")
 
     def _lost_reason(self) -> str:
-        queued = sum(len(a.waiting) for a in self.agents.values())
+        caught = self.store.settle_sending("tmux died while it was being typed")
+        for message in caught:
+            self.listener.notice(f"message #{message.id} to {message.recipient} is uncertain: "
+                                 "tmux died while it was being typed")
+        queued = sum(len(a.waiting) for a in self.agents.values()) - len(caught)
+        uncertain = f", {len(caught)} uncertain (caught while being typed)" if caught else ""
         return (f"fleet {self.name!r} lost its tmux server (killed or crashed, not `swarm "
                 f"down`): its agents are gone; {queued} queued message{'s' * (queued != 1)} "
-                "were not typed (`swarm messages` lists them); `swarm up` starts it anew")
+                f"not typed{uncertain} (`swarm messages` lists them); `swarm up` starts it "
+                "anew")
 
     async def _reconnect(self, link: HostLink) -> None:
         """Bring a dropped host back with jittered backoff, then resync every pane. A local

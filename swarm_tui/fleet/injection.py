@@ -31,6 +31,7 @@ from swarm_tui.tmux.commands import quote
 
 CHUNK_CHARS = 4000  # characters per set-buffer command; keeps control lines short
 RECHECK = 2.0  # seconds: a waiting queue re-reads the screen at least this often
+CLEAR_WAIT = 1.5  # seconds for a cleared draft to leave the screen
 DRAFT_RETRY = 15.0  # seconds before trying again to clear a draft that would not clear
 RESTART_MIN, RESTART_MAX = 1.0, 30.0  # seconds between restarts of a failing queue
 NOTICE_EVERY = 60.0  # seconds: a queue that keeps failing says so at most this often
@@ -231,11 +232,16 @@ class Injector:
             # a stale draft would be submitted with our text: clear it first
             await control.run_all(
                 [f"send-keys -t {agent.pane} {k}" for k in adapter.clear_draft_keys])
-            before = await self._capture(agent)
-            left = adapter.read(before).draft
-            if left:
-                raise DraftStuck(f"the input box holds a draft that would not clear "
-                                 f"({left[:40]!r})")
+            deadline = time.monotonic() + CLEAR_WAIT  # the CLI redraws in its own time
+            while True:
+                before = await self._capture(agent)
+                left = adapter.read(before).draft
+                if not left:
+                    break
+                if time.monotonic() >= deadline:
+                    raise DraftStuck(f"the input box holds a draft that would not clear "
+                                     f"({left[:40]!r})")
+                await asyncio.sleep(0.05)
         self._store.mark(message.id, SENDING)
         name = f"swarm-{os.getpid()}-{next(_buffer_ids)}"
         await control.run_all([

@@ -215,19 +215,29 @@ class Store:
         cancelled = self.cancel_open(reason)
         return cancelled, self._reset_tasks(reason)
 
-    def settle_gone(self, agent: str, before: float, reason: str) -> tuple[int, int]:
+    def settle_gone(self, agent: str, before: float, reason: str) -> tuple[int, int, int]:
         """An agent whose previous run ended without `swarm down` (its tmux server died) is
         started anew: what was queued for the old conversation before `before` (wall time) is
-        settled as `swarm down` would have, and its open tasks go back to pending."""
+        settled as `swarm down` would have, and its open tasks go back to pending. Returns
+        (messages cancelled, messages uncertain, tasks reset)."""
         now = time.time()
         with self._transaction():
             n = self.db.execute(
                 "UPDATE messages SET status=?, updated=?, detail=? WHERE status=? AND "
                 "recipient=? AND created<?", (CANCELLED, now, reason, QUEUED, agent, before))
-            self.db.execute(
+            u = self.db.execute(
                 "UPDATE messages SET status=?, updated=?, detail=? WHERE status=? AND "
                 "recipient=? AND created<?", (UNCERTAIN, now, reason, SENDING, agent, before))
-        return int(n.rowcount), self._reset_tasks(reason, agent)
+        return int(n.rowcount), int(u.rowcount), self._reset_tasks(reason, agent)
+
+    def settle_sending(self, reason: str) -> list[Message]:
+        """Every row being typed becomes uncertain (it may or may not have arrived); returns
+        them as they now are."""
+        ids = [int(r[0]) for r in self.db.execute(
+            "SELECT id FROM messages WHERE status=? ORDER BY id", (SENDING,))]
+        for msg_id in ids:
+            self.mark(msg_id, UNCERTAIN, reason)
+        return [m for m in (self.message(i) for i in ids) if m is not None]
 
     def _reset_tasks(self, reason: str, agent: str | None = None) -> int:
         where, args = (" AND agent=?", (agent,)) if agent else ("", ())
