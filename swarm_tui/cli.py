@@ -11,14 +11,17 @@ import argparse
 import asyncio
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from swarm_tui import client as client_module
 from swarm_tui import paths
 from swarm_tui.client import (
     CLIENT_VERBS,
     ClientError,
+    NoEngine,
     Refused,
     add_client_verbs,
     find_socket,
@@ -70,8 +73,15 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return parse_args(_parser(), argv)
 
 
+def _offline(fleet: str | None, payload: dict[str, Any]) -> dict[str, Any] | None:
+    from swarm_tui.fleet.readonly import answer
+
+    return answer(fleet, payload)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse(list(sys.argv[1:] if argv is None else argv))
+    client_module.offline = _offline  # read-only verbs work with no engine running
     try:
         verb = VERBS.get(args.verb)
         code = verb(args) if verb else CLIENT_VERBS[args.verb](args, paths.run_dir())
@@ -375,9 +385,21 @@ def cmd_attach(args: argparse.Namespace) -> int:
     check_tmux()
     fleet = args.fleet or os.environ.get("SWARM_FLEET")
     if not fleet:
-        fleet = find_socket(None, paths.run_dir()).stem
+        try:
+            fleet = find_socket(None, paths.run_dir()).stem
+        except NoEngine:  # no engine: the agents may still run; the journal names the fleet
+            from swarm_tui.fleet.readonly import journal_of
+
+            fleet = journal_of(None).stem
     host = LocalHost(paths.tmux_socket_name(fleet), fleet)
-    argv = host.attach_argv(f"={fleet}:{args.name}")
+    windows = subprocess.run(host.argv("list-windows", "-t", f"={fleet}", "-F",
+                                       "#{window_name}"), capture_output=True, text=True)
+    name = next((w for w in windows.stdout.split("\n") if w.casefold() ==
+                 args.name.casefold()), None)
+    if name is None:
+        raise SwarmError(f"fleet {fleet!r} has no window for agent {args.name!r} on this "
+                         "machine (see `swarm ls`; a stopped fleet starts with `swarm up`)")
+    argv = host.attach_argv(f"={fleet}:{name}")
     os.execvp(argv[0], argv)
 
 

@@ -37,6 +37,10 @@ class ClientError(Exception):
     """One line for the user: no swarm running, or the swarm refused the request."""
 
 
+class NoEngine(ClientError):
+    """No engine is running (no socket, or a stale one)."""
+
+
 class Refused(ClientError):
     """The swarm answered, and said no."""
 
@@ -45,14 +49,14 @@ def find_socket(fleet: str | None, run_dir: Path) -> Path:
     if fleet:
         path = run_dir / f"{fleet_slug(fleet)}.sock"
         if not path.exists():
-            raise ClientError(f"no swarm is running fleet {fleet!r} (start it: swarm up {fleet})")
+            raise NoEngine(f"no swarm is running fleet {fleet!r} (start it: swarm up {fleet})")
         return path
     env = os.environ.get("SWARM_SOCKET")
     if env:
         return Path(env)
     socks = sorted(run_dir.glob("*.sock")) if run_dir.is_dir() else []
     if not socks:
-        raise ClientError("no swarm is running (start one: swarm demo, or swarm up LAYOUT)")
+        raise NoEngine("no swarm is running (start one: swarm demo, or swarm up LAYOUT)")
     if len(socks) > 1:
         names = ", ".join(s.stem for s in socks)
         raise ClientError(f"several fleets are running ({names}): choose one with --fleet NAME")
@@ -82,7 +86,7 @@ def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[
         sock.connect(str(path))
     except (FileNotFoundError, ConnectionRefusedError):
         sock.close()
-        raise ClientError(
+        raise NoEngine(
             f"no swarm is running on {path} (start one: swarm demo, or swarm up LAYOUT)"
         ) from None
     except OSError as exc:  # a timeout: its queue of connections is full
@@ -261,9 +265,20 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Nam
 
 
 # ---------------------------------------------------------------------------- verbs
+# The full CLI reads what needs no engine (the journal, the skills) itself when none runs;
+# the node CLI, copied alone to remote nodes, has no such fallback.
+offline: Callable[[str | None, dict[str, Any]], dict[str, Any] | None] | None = None
+
+
 def _ask(args: argparse.Namespace, run_dir: Path, payload: dict[str, Any],
          timeout: float = 30.0) -> Any:
-    return request(find_socket(args.fleet, run_dir), payload, timeout)
+    try:
+        return request(find_socket(args.fleet, run_dir), payload, timeout)
+    except NoEngine:
+        reply = offline(args.fleet, payload) if offline is not None else None
+        if reply is None:
+            raise
+        return reply
 
 
 def cmd_send(args: argparse.Namespace, run_dir: Path) -> int:

@@ -14,7 +14,6 @@ import sqlite3
 import sys
 import time
 from collections import Counter
-from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -24,6 +23,7 @@ from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.fleet.identity import peer_pid
+from swarm_tui.fleet.readonly import messages_reply, skills_reply, tasks_reply
 from swarm_tui.fleet.store import OPEN
 
 MAX_REQUEST = 4 * 1024 * 1024  # bytes of one request line, as encoded on the socket
@@ -349,10 +349,7 @@ class FleetServer:
         if isinstance(req, Judge):
             return {"ok": True, "task": fleet.tasks.review(req.agent)}
         if isinstance(req, Tasks):
-            tasks = fleet.store.tasks()
-            for task in tasks:
-                task["verdicts"] = fleet.store.verdicts(int(task["id"]))
-            return {"ok": True, "tasks": tasks}
+            return tasks_reply(fleet.store)
         if isinstance(req, Remind):
             return {"ok": True, **self._remind(req)}
         if isinstance(req, Save):
@@ -360,14 +357,7 @@ class FleetServer:
 
             return {"ok": True, "path": str(save_layout(fleet, req.name, req.force))}
         if isinstance(req, Skills):
-            from swarm_tui.config.skills import find_skill, load_skills
-
-            if req.show:
-                skill = find_skill(req.show)
-                return {"ok": True, "skill": skill.summary(), "body": skill.body.strip()}
-            skills, problems = load_skills()
-            return {"ok": True, "skills": [s.summary() for s in skills.values()],
-                    "problems": problems}
+            return skills_reply(req.show)
         if isinstance(req, Fresh):
             agent = fleet.fresh(req.agent, req.handoff)
             return {"ok": True, "agent": agent.name}
@@ -383,8 +373,7 @@ class FleetServer:
             agent = fleet.set_focus(name, req.label, by=sender)
             return {"ok": True, "agent": agent.name, "focus": agent.focus}
         assert isinstance(req, Messages)
-        return {"ok": True, "messages": [asdict(m) for m in fleet.store.messages(req.limit)],
-                "graph": fleet.store.talk_graph()}
+        return messages_reply(fleet.store, req.limit)
 
     def _may(self, sender: str, what: str, target: str | None, doing: str) -> None:
         """Refuse an agent what the layout does not grant it (`may`): the human may do

@@ -128,6 +128,16 @@ class Store:
             except sqlite3.OperationalError:
                 pass  # the column is there
 
+    @classmethod
+    def read_only(cls, path: Path) -> Store:
+        """The journal opened for reading only (no engine running: `swarm messages`, `tasks`,
+        `remind list`); nothing is created or changed."""
+        store = cls.__new__(cls)
+        store.path = path
+        store.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None,
+                                   check_same_thread=False)
+        return store
+
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
         """All of the block's writes or none (the connection is in autocommit mode, where
