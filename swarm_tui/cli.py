@@ -226,7 +226,7 @@ async def _run_fleet(loaded: Any, store: Any, headless: bool) -> int:
         await fleet.start()
         fleet.watch()  # live reload of the layout file
         if headless:
-            await _headless(fleet)
+            await _headless(fleet, server.watchers)
         else:
             from swarm_tui.ui.app import SwarmApp
 
@@ -239,10 +239,11 @@ async def _run_fleet(loaded: Any, store: Any, headless: bool) -> int:
     return 1 if fleet.ended.is_set() and not fleet.deliberate_end else 0
 
 
-async def _headless(fleet: Any) -> None:
+async def _headless(fleet: Any, watchers: Any) -> None:
+    from swarm_tui.fleet.events import Tee
     from swarm_tui.fleet.headless import LogListener
 
-    fleet.listener = LogListener(sys.stdout)
+    fleet.listener = Tee(LogListener(sys.stdout), watchers)
     print(f"swarm: fleet {fleet.name!r} running headless with {len(fleet.agents)} agents "
           f"(re-attached {len(fleet.agents) - len(fleet.created)}); Ctrl-C stops watching, "
           "agents keep running", flush=True)

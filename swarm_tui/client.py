@@ -23,6 +23,7 @@ from typing import Any
 MAX_MESSAGE_BYTES = 3 * 1024 * 1024  # a message's text, as UTF-8
 MAX_REQUEST_BYTES = 4 * 1024 * 1024  # one request line, encoded: what the socket takes
 ANSWER_GRACE = 5.0  # seconds a client waits past a request's expiry for the answer
+CONNECT_RETRY = 5.0  # seconds a client keeps trying an engine whose connection queue is full
 PENDING = ("queued", "sending")  # not delivered yet, and still going to be
 EXIT_STILL_QUEUED = 3  # `send --wait`: not delivered in time, but it will be (not failed: 1)
 BUILT_IN_VARS = ("agent", "focus", "task")  # swarm fills these in for every recipient
@@ -69,6 +70,29 @@ def _gone(path: Path, why: str) -> str:
             "sending again)")
 
 
+def _connect(path: Path, timeout: float) -> socket.socket:
+    """A connection to the engine; while its queue of connections is full (it is busy), tried
+    again for up to CONNECT_RETRY seconds."""
+    deadline = time.monotonic() + CONNECT_RETRY
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(timeout + ANSWER_GRACE)
+        try:
+            sock.connect(str(path))
+            return sock
+        except (FileNotFoundError, ConnectionRefusedError):
+            sock.close()
+            raise NoEngine(f"no swarm is running on {path} (start one: swarm demo, or swarm "
+                           "up LAYOUT)") from None
+        except OSError as exc:  # EAGAIN or a timeout: its queue of connections is full
+            sock.close()
+            if time.monotonic() >= deadline:
+                raise ClientError(f"swarm on {path} did not take the connection ("
+                                  f"{exc.strerror or 'timed out'}): nothing was sent; try "
+                                  "again") from None
+            time.sleep(0.05)  # a retry interval, not a wait for an event
+
+
 def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
     """One request, one answer. A request carries when it expires: the engine refuses one
     that reaches it later, so a request this client gave up on is never carried out."""
@@ -80,22 +104,12 @@ def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[
     if len(line) > MAX_REQUEST_BYTES:
         raise ClientError(f"the request is {len(line)} bytes once encoded; the limit is "
                           f"{MAX_REQUEST_BYTES} bytes (send a path to a file instead)")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout + ANSWER_GRACE)
+    sock = _connect(path, timeout)
     try:
-        sock.connect(str(path))
-    except (FileNotFoundError, ConnectionRefusedError):
-        sock.close()
-        raise NoEngine(
-            f"no swarm is running on {path} (start one: swarm demo, or swarm up LAYOUT)"
-        ) from None
-    except OSError as exc:  # a timeout: its queue of connections is full
-        sock.close()
-        raise ClientError(f"swarm on {path} did not take the connection ("
-                          f"{exc.strerror or 'timed out'}): nothing was sent; try again"
-                          ) from None
-    try:
-        sock.sendall(line)
+        try:
+            sock.sendall(line)
+        except OSError:  # it hung up first, maybe with a refusal we can still read
+            pass
         data = b""
         while not data.endswith(b"\n"):
             chunk = sock.recv(65536)

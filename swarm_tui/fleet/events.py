@@ -53,3 +53,38 @@ class NullListener:
 
     def layout_invalid(self, problems: list[str], partly: bool = False) -> None:
         pass
+
+
+class Tee:
+    """Several listeners as one (the headless log and the watchers, say)."""
+
+    def __init__(self, *listeners: FleetListener):
+        self.listeners = listeners
+
+    def agent_changed(self, agent: Agent) -> None:
+        for listener in self.listeners:
+            listener.agent_changed(agent)
+
+    def screen_changed(self, agent: Agent) -> None:
+        for listener in self.listeners:
+            listener.screen_changed(agent)
+
+    def message_changed(self, message: Message) -> None:
+        for listener in self.listeners:
+            listener.message_changed(message)
+
+    def host_changed(self, host: str, connected: bool, detail: str) -> None:
+        for listener in self.listeners:
+            listener.host_changed(host, connected, detail)
+
+    def notice(self, text: str) -> None:
+        for listener in self.listeners:
+            listener.notice(text)
+
+    def layout_changed(self) -> None:
+        for listener in self.listeners:
+            listener.layout_changed()
+
+    def layout_invalid(self, problems: list[str], partly: bool = False) -> None:
+        for listener in self.listeners:
+            listener.layout_invalid(problems, partly)

@@ -25,6 +25,8 @@ from swarm_tui.fleet.engine import Fleet
 from swarm_tui.fleet.identity import peer_pid
 from swarm_tui.fleet.readonly import messages_reply, skills_reply, tasks_reply
 from swarm_tui.fleet.store import OPEN
+from swarm_tui.fleet.watchers import Watchers
+from swarm_tui.protocol.models import VERSION
 
 MAX_REQUEST = 4 * 1024 * 1024  # bytes of one request line, as encoded on the socket
 MAX_DEPTH = 32  # nesting of a request's JSON
@@ -137,8 +139,18 @@ class Messages(_Req):
     limit: int = Field(50, ge=1, le=10000)
 
 
+class SaveTarget(_Req):
+    op: Literal["save-target"]
+    name: str
+
+
+class AttachArgv(_Req):
+    op: Literal["attach-argv"]
+    agent: str
+
+
 AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Hook | Fresh | AddTask | Done | Judge
-              | Tasks | Remind | Skills | Save)
+              | Tasks | Remind | Skills | Save | SaveTarget | AttachArgv)
 _requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,
                                                            Field(discriminator="op")])
 
@@ -167,6 +179,14 @@ def parse_request(line: bytes) -> Any:
     if depth(data) > MAX_DEPTH:
         raise ValueError(f"the request nests deeper than {MAX_DEPTH} levels")
     return data
+
+
+def _is_watch(line: bytes) -> bool:
+    try:
+        data = parse_request(line)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("op") == "watch"
 
 
 class RateLimitedLog:
@@ -203,13 +223,16 @@ class FleetServer:
         self._server: asyncio.AbstractServer | None = None
         self._open: Counter[int] = Counter()  # open connections by peer pid (0: unknown)
         self.limit = max_connections()
+        self.watchers = Watchers(fleet)
+        self._ended: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         for link in self.fleet.links.values():  # a node's relay hands its requests here
             link.host.requests = self.node_request
         loop = asyncio.get_running_loop()
         if loop.get_exception_handler() is None:
-            loop.set_exception_handler(RateLimitedLog(self.fleet.listener.notice))
+            loop.set_exception_handler(RateLimitedLog(lambda t: self.fleet.listener.notice(t)))
+        self._ended = asyncio.create_task(self._tell_end(), name="server-end")
         if self.path.exists():
             self.path.unlink()
         old = os.umask(0o177)
@@ -220,7 +243,14 @@ class FleetServer:
             os.umask(old)
         os.chmod(self.path, 0o600)
 
+    async def _tell_end(self) -> None:
+        await self.fleet.ended.wait()
+        self.watchers.end(self.fleet.end_reason, self.fleet.deliberate_end)
+
     async def stop(self) -> None:
+        await self.watchers.close()
+        if self._ended is not None:
+            self._ended.cancel()
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
@@ -254,6 +284,9 @@ class FleetServer:
                 return
             except (ValueError, asyncio.LimitOverrunError):
                 line = None  # longer than the limit: answered as such below
+            if line is not None and b'"watch"' in line[:200] and _is_watch(line):
+                await self._watch(line, reader, writer)
+                return
             reply = await self.answer(line, peer or None)
             writer.write(json.dumps(reply).encode() + b"\n")
             await writer.drain()
@@ -264,6 +297,40 @@ class FleetServer:
             if self._open[peer] <= 0:
                 del self._open[peer]
             writer.close()
+
+    async def _watch(self, line: bytes, reader: asyncio.StreamReader,
+                     writer: asyncio.StreamWriter) -> None:
+        """A watcher: the snapshot, then the event stream, until it hangs up. It may say
+        which agents it shows at any time (`{"op": "visible", "names": [...]}`)."""
+        try:
+            request = parse_request(line)
+            version = int(request.get("version", 0))
+            visible = {str(n) for n in request.get("visible", [])}
+        except (ValueError, TypeError, AttributeError) as exc:
+            writer.write(json.dumps({"ok": False, "error": f"bad request: {exc}"}).encode()
+                         + b"\n")
+            return
+        if version != VERSION:
+            writer.write(json.dumps({"ok": False, "error": (
+                f"this UI speaks protocol version {version} and the engine (pid "
+                f"{os.getpid()}) version {VERSION}: run the same swarm for both (restart "
+                "the engine with `swarm stop` then `swarm up`, or reinstall)")}).encode()
+                + b"\n")
+            return
+        watcher = self.watchers.add(writer, visible)
+        try:
+            while line := await reader.readline():
+                try:
+                    data = parse_request(line)
+                    if data.get("op") == "visible":
+                        self.watchers.set_visible(watcher, {str(n) for n in data["names"]})
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    continue  # a watcher's bad line changes nothing
+        except (OSError, ValueError, asyncio.LimitOverrunError):
+            pass
+        finally:
+            watcher.drop()
+            await asyncio.gather(watcher.task, return_exceptions=True)
 
     async def answer(self, line: bytes | None, peer: int | None = None,
                      node: tuple[str, str] | None = None) -> dict[str, Any]:
@@ -372,6 +439,14 @@ class FleetServer:
             self._may(sender, "focus", name, "set another agent's focus")
             agent = fleet.set_focus(name, req.label, by=sender)
             return {"ok": True, "agent": agent.name, "focus": agent.focus}
+        if isinstance(req, SaveTarget):
+            from swarm_tui.fleet.save import save_folder
+
+            path = save_folder(fleet) / f"{req.name}.toml"
+            return {"ok": True, "path": str(path), "exists": path.exists()}
+        if isinstance(req, AttachArgv):
+            (agent,) = fleet.resolve([req.agent])
+            return {"ok": True, "argv": fleet.attach_argv(agent.name)}
         assert isinstance(req, Messages)
         return messages_reply(fleet.store, req.limit)
 

@@ -316,6 +316,12 @@ class Store:
                         " VALUES (?,?,?,?,?,?)",
                         (task_id, time.time(), judge, verdict, reasons, raw))
 
+    def all_verdicts(self) -> list[tuple[int, float, str, str, str]]:
+        """(task, time, judge, verdict, reasons) for every task, oldest first."""
+        rows = self.db.execute("SELECT task, time, judge, verdict, reasons FROM verdicts "
+                               "ORDER BY id").fetchall()
+        return [(int(k), float(t), str(j), str(v), str(r)) for k, t, j, v, r in rows]
+
     def verdicts(self, task_id: int) -> list[tuple[float, str, str, str]]:
         """(time, judge, verdict, reasons) for a task, oldest first."""
         rows = self.db.execute("SELECT time, judge, verdict, reasons FROM verdicts WHERE "

@@ -36,11 +36,13 @@ def line(*args: str) -> str:
 # tab and newline (an ESC would end a bracketed paste early or arrive as a key sequence), and
 # the C1 controls U+0080-U+009F (U+009B is CSI, U+009D OSC to a terminal that takes them).
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def sanitize(text: str) -> str:
     """Message text as it may be typed into an agent: CRLF and CR to LF, C0 and C1 controls
     and DEL removed, tab and newline kept."""
+    text = _SURROGATES.sub("\ufffd", text)  # not Unicode at all: cannot be typed or stored
     return _CONTROLS.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 

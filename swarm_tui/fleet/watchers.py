@@ -1,0 +1,266 @@
+"""Everyone watching the fleet over the socket: a listener that fans the engine's changes out to
+each attached watcher (UIs in terminals or browsers), in the protocol's words.
+
+Each watcher gets what changed, coalesced: the latest view of each agent and the latest
+screen of each agent it shows, never a backlog. Its writes go through its own task; one that
+stops reading (a write not taken within `WRITE_WAIT`, or `MAX_EVENTS` behind) is dropped
+without slowing the engine or the other watchers. The engine re-reads fast exactly
+the agents some watcher shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.link import HostLink
+from swarm_tui.fleet.store import Message
+from swarm_tui.protocol.models import (
+    AgentChanged,
+    AgentView,
+    Ended,
+    GpuView,
+    HostChanged,
+    HostView,
+    LayoutChanged,
+    LayoutInvalid,
+    MessageChanged,
+    MessageView,
+    Notice,
+    ReminderView,
+    ScreenChanged,
+    Snapshot,
+    TaskView,
+    VerdictView,
+    Work,
+    WorkChanged,
+    encode,
+)
+
+if TYPE_CHECKING:
+    from swarm_tui.fleet.engine import Fleet
+
+MAX_EVENTS = 2000  # queued events a watcher may fall behind by before it is dropped
+WRITE_WAIT = 10.0  # seconds one drain may take
+WORK_EVERY = 1.0  # seconds between checks of tasks, verdicts and reminders
+JUDGE_LOG = 60  # lines of the judge's log a snapshot carries
+
+
+def agent_view(agent: Agent) -> AgentView:
+    return AgentView.model_validate({**agent.summary(), "host": agent.host})
+
+
+def host_view(link: HostLink) -> HostView:
+    gpus = None if link.gpus is None else [GpuView(index=g.index, util=g.util,
+                                                   mem_used=g.mem_used,
+                                                   mem_total=g.mem_total) for g in link.gpus]
+    return HostView(name=link.name, connected=link.connected, detail=link.detail,
+                    since=link.since, gpus=gpus)
+
+
+def work_of(fleet: Fleet) -> Work:
+    store = fleet.store
+    tasks = [TaskView.model_validate(t) for t in store.tasks()]
+    verdicts = [VerdictView(task=task, time=when, judge=who, verdict=verdict, reasons=why)
+                for task, when, who, verdict, why in store.all_verdicts()]
+    reminders = [ReminderView.model_validate(r) for r in store.reminders()]
+    countdowns = {}
+    for agent in fleet.agents.values():
+        due = fleet.reminders.countdown(agent)
+        if due is not None:
+            countdowns[agent.name] = due
+    return Work(tasks=tasks, verdicts=verdicts, reminders=reminders, countdowns=countdowns,
+                judge_log=fleet.tasks.judge_log[-JUDGE_LOG:])
+
+
+def snapshot_of(fleet: Fleet, problems: list[str] | None = None,
+                partly: bool = False) -> Snapshot:
+    return Snapshot(fleet=fleet.name, layout_path=str(fleet.loaded.path),
+                    engine_pid=os.getpid(),
+                    agents=[agent_view(a) for a in fleet.agents.values()],
+                    hosts=[host_view(link) for link in fleet.links.values()],
+                    work=work_of(fleet), layout_problems=problems or [], layout_partly=partly)
+
+
+class Watcher:
+    """One attached watcher: what it shows, what it has not been sent yet."""
+
+    def __init__(self, writer: asyncio.StreamWriter, visible: set[str],
+                 on_gone: Callable[[Watcher], None]):
+        self.writer = writer
+        self.visible = visible
+        self.on_gone = on_gone
+        self.events: list[BaseModel] = []
+        self.agents: dict[str, AgentView] = {}
+        self.screens: dict[str, list[str]] = {}
+        self.dirty = asyncio.Event()
+        self.gone = False
+        self.task = asyncio.create_task(self._write(), name="watcher")
+
+    def push(self, event: BaseModel) -> None:
+        if self.gone:
+            return
+        if len(self.events) >= MAX_EVENTS:
+            self.drop()
+            return
+        self.events.append(event)
+        self.dirty.set()
+
+    def push_agent(self, view: AgentView) -> None:
+        self.agents[view.name] = view
+        self.dirty.set()
+
+    def push_screen(self, name: str, lines: list[str]) -> None:
+        self.screens[name] = lines
+        self.dirty.set()
+
+    async def _write(self) -> None:
+        try:
+            while not self.gone:
+                await self.dirty.wait()
+                self.dirty.clear()
+                events, self.events = self.events, []
+                agents, self.agents = self.agents, {}
+                screens, self.screens = self.screens, {}
+                data = b"".join(
+                    [encode(e) for e in events]
+                    + [encode(AgentChanged(agent=v)) for v in agents.values()]
+                    + [encode(ScreenChanged(name=n, lines=lines)) for n, lines in screens.items()])
+                self.writer.write(data)
+                await asyncio.wait_for(self.writer.drain(), WRITE_WAIT)
+        except (OSError, ConnectionError, TimeoutError):
+            pass
+        finally:
+            self.drop()
+
+    def drop(self) -> None:
+        if not self.gone:
+            self.gone = True
+            self.dirty.set()
+            self.writer.close()
+            self.on_gone(self)
+
+
+class Watchers:
+    """The fan-out: a FleetListener over every attached watcher."""
+
+    def __init__(self, fleet: Fleet):
+        self.fleet = fleet
+        self.all: list[Watcher] = []
+        self._work: Work | None = None
+        self._work_task: asyncio.Task[None] | None = None
+        self._problems: list[str] = []
+        self._partly = False
+
+    def add(self, writer: asyncio.StreamWriter, visible: set[str]) -> Watcher:
+        watcher = Watcher(writer, visible, self._gone)
+        self.all.append(watcher)
+        snapshot = snapshot_of(self.fleet, self._problems, self._partly)
+        watcher.push(snapshot)
+        for name in visible:  # its screens at once, not at the next change
+            agent = self.fleet.agents.get(name)
+            if agent is not None and agent.screen:
+                watcher.push_screen(name, list(agent.screen))
+        self._visible_changed()
+        if self._work_task is None:
+            self._work_task = asyncio.create_task(self._watch_work(), name="watchers-work")
+        return watcher
+
+    def set_visible(self, watcher: Watcher, names: set[str]) -> None:
+        new = names - watcher.visible
+        watcher.visible = names
+        for name in new:
+            agent = self.fleet.agents.get(name)
+            if agent is not None and agent.screen:
+                watcher.push_screen(name, list(agent.screen))
+        self._visible_changed()
+
+    def _gone(self, watcher: Watcher) -> None:
+        if watcher in self.all:
+            self.all.remove(watcher)
+            self._visible_changed()
+
+    def _visible_changed(self) -> None:
+        shown: set[str] = set()
+        for watcher in self.all:
+            shown |= watcher.visible
+        self.fleet.set_visible(shown)
+
+    def count(self) -> int:
+        return len(self.all)
+
+    async def _watch_work(self) -> None:
+        """Tasks, verdicts and reminders change in many places: look once a second and send
+        them whole when they did (countdowns alone are extrapolated by the watcher)."""
+        while True:
+            await asyncio.sleep(WORK_EVERY)
+            if not self.all:
+                continue
+            try:
+                work = work_of(self.fleet)
+            except sqlite3.Error as exc:  # a journal hiccup must not end the loop
+                self.notice(f"cannot read tasks for the watchers: {exc}")
+                continue
+            if self._work is None or work.model_copy(update={"countdowns": {}}) != \
+                    self._work.model_copy(update={"countdowns": {}}):
+                self._work = work
+                self._push(WorkChanged(work=work))
+
+    def _push(self, event: BaseModel) -> None:
+        for watcher in list(self.all):
+            watcher.push(event)
+
+    def end(self, reason: str, deliberate: bool) -> None:
+        self._push(Ended(reason=reason, deliberate=deliberate))
+
+    async def close(self) -> None:
+        """Let every watcher have what it was sent, then hang up."""
+        deadline = time.monotonic() + 2
+        while any(w.events or w.agents or w.screens for w in self.all) and \
+                time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        for watcher in list(self.all):
+            watcher.drop()
+        if self._work_task is not None:
+            self._work_task.cancel()
+
+    # ------------------------------------------------------------------ FleetListener
+    def agent_changed(self, agent: Agent) -> None:
+        if self.all:
+            view = agent_view(agent)
+            for watcher in self.all:
+                watcher.push_agent(view)
+
+    def screen_changed(self, agent: Agent) -> None:
+        for watcher in self.all:
+            if agent.name in watcher.visible:
+                watcher.push_screen(agent.name, list(agent.screen))
+
+    def message_changed(self, message: Message) -> None:
+        if self.all:
+            self._push(MessageChanged(message=MessageView.model_validate(
+                message, from_attributes=True)))
+
+    def host_changed(self, host: str, connected: bool, detail: str) -> None:
+        link = self.fleet.links.get(host)
+        if link is not None:
+            self._push(HostChanged(host=host_view(link)))
+
+    def notice(self, text: str) -> None:
+        self._push(Notice(text=text))
+
+    def layout_changed(self) -> None:
+        self._problems, self._partly = [], False
+        if self.all:
+            self._push(LayoutChanged(snapshot=snapshot_of(self.fleet)))
+
+    def layout_invalid(self, problems: list[str], partly: bool = False) -> None:
+        self._problems, self._partly = list(problems), partly
+        self._push(LayoutInvalid(problems=list(problems), partly=partly))

@@ -1,0 +1,198 @@
+"""The wire between the engine and whoever watches it (a terminal UI, a browser, a script).
+
+One JSON object per line over the fleet's Unix socket. A watcher opens with
+`{"op": "watch", "version": VERSION, "visible": [...]}`; the engine answers with a `Snapshot`,
+then streams `Event`s. On the same connection the watcher may send `{"op": "visible",
+"names": [...]}` to say which agents it shows (their screens come to it, latest first, never a
+backlog). Everything a watcher does to the fleet (send, focus, tasks...) is an ordinary
+one-shot request on its own connection. Both sides import this module and nothing else of
+each other.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+VERSION = 1
+
+# task statuses, as the journal writes them
+PENDING, IN_PROGRESS, CLAIMED, JUDGING = "pending", "in-progress", "claimed-done", "judging"
+INCOMPLETE, NO_VERDICT, COMPLETE, STOPPED = "incomplete", "no-verdict", "complete", "stopped"
+OPEN_TASK = (PENDING, IN_PROGRESS, CLAIMED, JUDGING, INCOMPLETE, NO_VERDICT)
+
+
+class _View(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class AgentView(_View):
+    name: str
+    role: str
+    host: str = "local"
+    cli: str = ""
+    model: str = ""
+    state: str  # starting | working | idle | needs-permission | exited | unreachable
+    focus: str = ""
+    question: str = ""  # what a permission prompt asks
+    context_left: int | None = None
+    queued: int = 0
+    oldest_queued: float | None = None  # wall time the oldest queued message was written
+    last_output: float | None = None
+    window: str = ""
+
+
+class GpuView(_View):
+    index: int
+    util: int
+    mem_used: int
+    mem_total: int
+
+
+class HostView(_View):
+    name: str
+    connected: bool
+    detail: str = ""
+    since: float = 0.0  # wall time of the last change
+    gpus: list[GpuView] | None = None
+
+
+class TaskView(_View):
+    id: int
+    agent: str
+    position: int = 0
+    spec: str
+    verify: str = ""
+    judge: str = ""
+    status: str
+    rounds: int = 0
+    reasons: str = ""
+    origin: str = ""
+    max_rounds: int = 5
+    review_on_idle: bool = True
+    created: float = 0.0
+    updated: float = 0.0
+
+
+class VerdictView(_View):
+    task: int
+    time: float
+    judge: str
+    verdict: str
+    reasons: str = ""
+
+
+class ReminderView(_View):
+    id: int
+    target: str
+    kind: str  # every | idle | at
+    period: float = 0.0
+    at: str = ""
+    text: str = ""
+    skill: str = ""
+    paused: bool = False
+    next_due: float = 0.0
+    action: str = "message"
+
+
+class MessageView(_View):
+    id: int
+    created: float
+    sender: str
+    recipient: str
+    text: str
+    status: str
+    updated: float
+    detail: str = ""
+    task: int = 0
+
+
+class Work(_View):
+    """Tasks, verdicts, reminders and the judge's log: what the judge pane and the sidebar's
+    notes show. Sent whole when any of it changes (it is small)."""
+
+    tasks: list[TaskView] = Field(default_factory=list)
+    verdicts: list[VerdictView] = Field(default_factory=list)
+    reminders: list[ReminderView] = Field(default_factory=list)
+    countdowns: dict[str, float] = Field(default_factory=dict)  # agent -> seconds, when read
+    judge_log: list[str] = Field(default_factory=list)
+
+
+class Snapshot(_View):
+    event: Literal["snapshot"] = "snapshot"
+    version: int = VERSION
+    fleet: str
+    layout_path: str
+    engine_pid: int
+    agents: list[AgentView]  # in tile order
+    hosts: list[HostView]
+    work: Work
+    layout_problems: list[str] = Field(default_factory=list)  # the last edit, not applied
+    layout_partly: bool = False
+
+
+class AgentChanged(_View):
+    event: Literal["agent"] = "agent"
+    agent: AgentView
+
+
+class ScreenChanged(_View):
+    event: Literal["screen"] = "screen"
+    name: str
+    lines: list[str]
+
+
+class HostChanged(_View):
+    event: Literal["host"] = "host"
+    host: HostView
+
+
+class MessageChanged(_View):
+    event: Literal["message"] = "message"
+    message: MessageView
+
+
+class WorkChanged(_View):
+    event: Literal["work"] = "work"
+    work: Work
+
+
+class Notice(_View):
+    event: Literal["notice"] = "notice"
+    text: str
+
+
+class LayoutChanged(_View):
+    """Agents were added, removed or reordered: the whole picture again."""
+
+    event: Literal["layout"] = "layout"
+    snapshot: Snapshot
+
+
+class LayoutInvalid(_View):
+    event: Literal["layout-invalid"] = "layout-invalid"
+    problems: list[str]
+    partly: bool = False
+
+
+class Ended(_View):
+    """The fleet is over (stopped by `swarm down`, or its tmux server died)."""
+
+    event: Literal["ended"] = "ended"
+    reason: str
+    deliberate: bool
+
+
+Event = Annotated[Snapshot | AgentChanged | ScreenChanged | HostChanged | MessageChanged
+                  | WorkChanged | Notice | LayoutChanged | LayoutInvalid | Ended,
+                  Field(discriminator="event")]
+EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def encode(event: BaseModel) -> bytes:
+    return event.model_dump_json().encode() + b"\n"
+
+
+def decode(line: bytes | str) -> Any:
+    return EVENTS.validate_json(line)
