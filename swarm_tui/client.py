@@ -23,7 +23,7 @@ from typing import Any
 MAX_MESSAGE_BYTES = 3 * 1024 * 1024  # a message's text, as UTF-8
 MAX_REQUEST_BYTES = 4 * 1024 * 1024  # one request line, encoded: what the socket takes
 ANSWER_GRACE = 5.0  # seconds a client waits past a request's expiry for the answer
-CONNECT_RETRY = 5.0  # seconds a client keeps trying an engine whose connection queue is full
+CONNECT_RETRY = 2.0  # seconds a client keeps trying an engine whose connection queue is full
 PENDING = ("queued", "sending")  # not delivered yet, and still going to be
 EXIT_STILL_QUEUED = 3  # `send --wait`: not delivered in time, but it will be (not failed: 1)
 BUILT_IN_VARS = ("agent", "focus", "task")  # swarm fills these in for every recipient

@@ -42,6 +42,13 @@ def max_connections() -> int:
     return max(16, min(1024, soft // 4))
 
 
+def accept_batch() -> int:
+    """The listen backlog, which is also how many connections asyncio accepts at once: small
+    enough under a low descriptor limit that a flood cannot overshoot the cap by much."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return max(8, min(100, soft // 16))
+
+
 class _Req(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     token: str | None = None
@@ -238,7 +245,8 @@ class FleetServer:
         old = os.umask(0o177)
         try:
             self._server = await asyncio.start_unix_server(
-                self._client, path=str(self.path), limit=MAX_REQUEST)
+                self._client, path=str(self.path), limit=MAX_REQUEST,
+                backlog=accept_batch())
         finally:
             os.umask(old)
         os.chmod(self.path, 0o600)
@@ -274,9 +282,8 @@ class FleetServer:
         peer = peer_pid(writer.get_extra_info("socket")) or 0
         self._open[peer] += 1
         try:
-            if crowded := self._crowded(peer):
+            if crowded := self._crowded(peer):  # said and closed at once: no descriptor held
                 writer.write(json.dumps({"ok": False, "error": crowded}).encode() + b"\n")
-                await writer.drain()
                 return
             try:  # a connection that never asks must not hold a descriptor for good
                 line = await asyncio.wait_for(reader.readline(), REQUEST_WAIT)
