@@ -1,7 +1,9 @@
-"""The fleet's Unix socket: how `swarm send`, `ls`, `focus` reach the running swarm.
+"""The fleet's Unix socket: how `swarm send`, `ls`, `focus` and the watchers (UIs) reach the
+running engine.
 
-One JSON object per line each way. Requests are validated; a sender is who its token says it
-is, never what it claims. The socket is 0600 in a 0700 directory.
+One JSON object per line each way (the requests are in swarm_tui/protocol/requests.py). A
+sender is who the kernel (or, from a node, its relay) says it is, never what it claims. The
+socket is 0600 in a 0700 directory.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.agent import Agent
@@ -27,9 +29,29 @@ from swarm_tui.fleet.readonly import messages_reply, skills_reply, tasks_reply
 from swarm_tui.fleet.store import OPEN
 from swarm_tui.fleet.watchers import Watchers
 from swarm_tui.protocol.models import VERSION
+from swarm_tui.protocol.requests import (
+    MAX_REQUEST,
+    AddTask,
+    AttachArgv,
+    Done,
+    Down,
+    Focus,
+    Fresh,
+    Hook,
+    Judge,
+    Ls,
+    Messages,
+    Ping,
+    Remind,
+    Save,
+    SaveTarget,
+    Send,
+    Skills,
+    Tasks,
+    parse_request,
+    validate_request,
+)
 
-MAX_REQUEST = 4 * 1024 * 1024  # bytes of one request line, as encoded on the socket
-MAX_DEPTH = 32  # nesting of a request's JSON
 REQUEST_WAIT = 10.0  # seconds a client has to send its request line: idle ones are dropped
 PER_CLIENT = 32  # open connections one local process may hold
 LOG_EVERY = 60.0  # seconds between two log lines about the same kind of error
@@ -47,145 +69,6 @@ def accept_batch() -> int:
     enough under a low descriptor limit that a flood cannot overshoot the cap by much."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     return max(8, min(100, soft // 16))
-
-
-class _Req(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    token: str | None = None
-    expires: float | None = None  # the client stops waiting then: later, nothing is done
-
-
-class Ping(_Req):
-    op: Literal["ping"]
-
-
-class Ls(_Req):
-    op: Literal["ls"]
-
-
-class Send(_Req):
-    op: Literal["send"]
-    to: list[str] = Field(default_factory=list)
-    all: bool = False
-    role: str | None = None
-    text: str = ""
-    skill: str = ""
-    params: dict[str, str] = Field(default_factory=dict)
-    wait: float = Field(0.0, ge=0, le=600)
-
-
-class Focus(_Req):
-    op: Literal["focus"]
-    agent: str | None = None  # None: the sender itself
-    label: str
-
-
-class Hook(_Req):
-    op: Literal["hook"]
-    cli: str
-    payload: dict[str, Any]
-
-
-class Fresh(_Req):
-    op: Literal["fresh"]
-    agent: str
-    handoff: bool = True
-
-
-class AddTask(_Req):
-    op: Literal["task"]
-    agent: str
-    spec: str
-    verify: str = ""
-    judge: str = ""
-    judge_command: str = ""
-    review_on_idle: bool = True
-    max_rounds: int = Field(5, ge=1, le=100)
-
-
-class Done(_Req):
-    op: Literal["done"]
-    note: str = ""
-
-
-class Judge(_Req):
-    op: Literal["judge"]
-    agent: str
-
-
-class Tasks(_Req):
-    op: Literal["tasks"]
-
-
-class Remind(_Req):
-    op: Literal["remind"]
-    action: Literal["list", "add", "pause", "resume", "snooze", "fire", "rm", "edit"]
-    id: int = 0
-    spec: dict[str, str] = Field(default_factory=dict)
-    minutes: float = 10
-    text: str = ""
-
-
-class Skills(_Req):
-    op: Literal["skills"]
-    show: str = ""
-
-
-class Save(_Req):
-    op: Literal["save"]
-    name: str
-    force: bool = False
-
-
-class Down(_Req):
-    op: Literal["down"]
-
-
-class Messages(_Req):
-    op: Literal["messages"]
-    limit: int = Field(50, ge=1, le=10000)
-
-
-class SaveTarget(_Req):
-    op: Literal["save-target"]
-    name: str
-
-
-class AttachArgv(_Req):
-    op: Literal["attach-argv"]
-    agent: str
-
-
-AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Hook | Fresh | AddTask | Done | Judge
-              | Tasks | Remind | Skills | Save | SaveTarget | AttachArgv)
-_requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,
-                                                           Field(discriminator="op")])
-
-
-def depth(data: Any) -> int:
-    """How deeply a parsed JSON value nests (iteratively: a hostile one cannot recurse us)."""
-    deepest, stack = 0, [(data, 1)]
-    while stack:
-        value, level = stack.pop()
-        if isinstance(value, dict | list):
-            deepest = max(deepest, level)
-            if level <= MAX_DEPTH:
-                items = value.values() if isinstance(value, dict) else value
-                stack.extend((v, level + 1) for v in items)
-    return deepest
-
-
-def parse_request(line: bytes) -> Any:
-    """A request line as JSON, refused in one line when too large or too deep."""
-    if len(line) > MAX_REQUEST:
-        raise ValueError(f"the request is over {MAX_REQUEST} bytes")
-    try:
-        data = json.loads(line)
-    except RecursionError:
-        raise ValueError(f"the request nests deeper than {MAX_DEPTH} levels") from None
-    if depth(data) > MAX_DEPTH:
-        raise ValueError(f"the request nests deeper than {MAX_DEPTH} levels")
-    return data
 
 
 def _is_watch(line: bytes) -> bool:
@@ -362,7 +245,7 @@ class FleetServer:
 
     async def handle(self, data: Any, peer: int | None = None,
                      node: tuple[str, str] | None = None) -> dict[str, Any]:
-        req = _requests.validate_python(data)
+        req = validate_request(data)
         if peer is not None and req.expires is not None and time.time() > req.expires:
             raise SwarmError("the request reached swarm after its sender stopped waiting: "
                              "nothing was done")

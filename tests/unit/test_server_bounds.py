@@ -11,15 +11,8 @@ from typing import Any
 import pytest
 
 from swarm_tui.fleet import server as server_module
-from swarm_tui.fleet.server import (
-    MAX_DEPTH,
-    MAX_REQUEST,
-    PER_CLIENT,
-    FleetServer,
-    RateLimitedLog,
-    depth,
-    parse_request,
-)
+from swarm_tui.fleet.server import PER_CLIENT, FleetServer, RateLimitedLog
+from swarm_tui.protocol.requests import MAX_DEPTH, MAX_REQUEST, depth, parse_request
 
 
 def test_a_request_over_the_limit_in_bytes_is_refused() -> None:

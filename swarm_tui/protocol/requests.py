@@ -1,0 +1,164 @@
+"""Requests to the engine: one JSON object per line, validated before anything is done.
+
+A request names its operation in `op`; `token` is an agent's SWARM_TOKEN (what counts where
+the kernel cannot say who asks); `expires` is when its sender stops waiting (a local request
+that reaches the engine later is refused, so a client that reported a timeout is never
+carried out afterwards).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+MAX_REQUEST = 4 * 1024 * 1024  # bytes of one request line, as encoded on the socket
+MAX_DEPTH = 32  # nesting of a request's JSON
+
+
+class _Req(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    token: str | None = None
+    expires: float | None = None  # the client stops waiting then: later, nothing is done
+
+
+class Ping(_Req):
+    op: Literal["ping"]
+
+
+class Ls(_Req):
+    op: Literal["ls"]
+
+
+class Send(_Req):
+    op: Literal["send"]
+    to: list[str] = Field(default_factory=list)
+    all: bool = False
+    role: str | None = None
+    text: str = ""
+    skill: str = ""
+    params: dict[str, str] = Field(default_factory=dict)
+    wait: float = Field(0.0, ge=0, le=600)
+
+
+class Focus(_Req):
+    op: Literal["focus"]
+    agent: str | None = None  # None: the sender itself
+    label: str
+
+
+class Hook(_Req):
+    op: Literal["hook"]
+    cli: str
+    payload: dict[str, Any]
+
+
+class Fresh(_Req):
+    op: Literal["fresh"]
+    agent: str
+    handoff: bool = True
+
+
+class AddTask(_Req):
+    op: Literal["task"]
+    agent: str
+    spec: str
+    verify: str = ""
+    judge: str = ""
+    judge_command: str = ""
+    review_on_idle: bool = True
+    max_rounds: int = Field(5, ge=1, le=100)
+
+
+class Done(_Req):
+    op: Literal["done"]
+    note: str = ""
+
+
+class Judge(_Req):
+    op: Literal["judge"]
+    agent: str
+
+
+class Tasks(_Req):
+    op: Literal["tasks"]
+
+
+class Remind(_Req):
+    op: Literal["remind"]
+    action: Literal["list", "add", "pause", "resume", "snooze", "fire", "rm", "edit"]
+    id: int = 0
+    spec: dict[str, str] = Field(default_factory=dict)
+    minutes: float = 10
+    text: str = ""
+
+
+class Skills(_Req):
+    op: Literal["skills"]
+    show: str = ""
+
+
+class Save(_Req):
+    op: Literal["save"]
+    name: str
+    force: bool = False
+
+
+class Down(_Req):
+    op: Literal["down"]
+
+
+class Messages(_Req):
+    op: Literal["messages"]
+    limit: int = Field(50, ge=1, le=10000)
+
+
+class SaveTarget(_Req):
+    op: Literal["save-target"]
+    name: str
+
+
+class AttachArgv(_Req):
+    op: Literal["attach-argv"]
+    agent: str
+
+
+AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Hook | Fresh | AddTask | Done | Judge
+              | Tasks | Remind | Skills | Save | SaveTarget | AttachArgv)
+_requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,
+                                                           Field(discriminator="op")])
+
+
+
+
+def validate_request(data: Any) -> AnyRequest:
+    return _requests.validate_python(data)
+
+
+def depth(data: Any) -> int:
+    """How deeply a parsed JSON value nests (iteratively: a hostile one cannot recurse us)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict | list):
+            deepest = max(deepest, level)
+            if level <= MAX_DEPTH:
+                items = value.values() if isinstance(value, dict) else value
+                stack.extend((v, level + 1) for v in items)
+    return deepest
+
+
+def parse_request(line: bytes) -> Any:
+    """A request line as JSON, refused in one line when too large or too deep."""
+    if len(line) > MAX_REQUEST:
+        raise ValueError(f"the request is over {MAX_REQUEST} bytes")
+    try:
+        data = json.loads(line)
+    except RecursionError:
+        raise ValueError(f"the request nests deeper than {MAX_DEPTH} levels") from None
+    if depth(data) > MAX_DEPTH:
+        raise ValueError(f"the request nests deeper than {MAX_DEPTH} levels")
+    return data
+
+
