@@ -13,11 +13,12 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from swarm_tui import client as client_module
-from swarm_tui import paths
+from swarm_tui import daemon, paths
 from swarm_tui.client import (
     CLIENT_VERBS,
     ClientError,
@@ -40,15 +41,33 @@ def _parser() -> argparse.ArgumentParser:
 
     fresh_help = ("start from a clean journal: the old one (queued messages, tasks, "
                   "verdicts) is kept aside, renamed with the time, in the state directory")
+    headless_help = ("run the engine in this process, without the UI (for a service "
+                     "manager or a script); Ctrl-C stops it, agents keep running")
     demo = sub.add_parser("demo", help="start the built-in demo fleet of mock agents")
-    demo.add_argument("--headless", action="store_true", help="run the engine without the UI")
+    demo.add_argument("--headless", action="store_true", help=headless_help)
     demo.add_argument("--fresh", action="store_true", help=fresh_help)
+    demo.add_argument("--log", help=argparse.SUPPRESS)
 
-    up = sub.add_parser("up", help="start (or re-attach to) a fleet from a layout, and watch it")
+    up = sub.add_parser("up", help="start a fleet's engine in the background (or find it "
+                        "running) and watch it; `q` leaves the engine running")
     up.add_argument("layout", nargs="?", default="",
                     help="a layout file, or a name in layouts/ (none: choose from the list)")
-    up.add_argument("--headless", action="store_true", help="run the engine without the UI")
+    up.add_argument("--headless", action="store_true", help=headless_help)
     up.add_argument("--fresh", action="store_true", help=fresh_help)
+    up.add_argument("--log", help=argparse.SUPPRESS)  # the background engine's own log file
+
+    ui = sub.add_parser("ui", help="watch a running fleet (another terminal may watch too)")
+    ui.add_argument("fleet", nargs="?", default=None)
+
+    sub.add_parser("ps", help="list the running engines: fleet, pid, uptime, agents, watchers")
+
+    stop = sub.add_parser("stop", help="stop a fleet's engine; its agents keep running")
+    stop.add_argument("fleet", nargs="?", default=None)
+
+    logs = sub.add_parser("logs", help="show a fleet engine's log")
+    logs.add_argument("fleet", nargs="?", default=None)
+    logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
+    logs.add_argument("-n", "--lines", type=int, default=50, help="how many lines (default 50)")
 
     sub.add_parser("layouts", help="list saved layouts (project and user) with a summary")
 
@@ -99,12 +118,12 @@ def main(argv: list[str] | None = None) -> None:
 
 # ---------------------------------------------------------------------------- fleet owner
 def cmd_demo(args: argparse.Namespace) -> int:
-    return _up(str(ROOT / "layouts" / "demo.toml"), args.headless, args.fresh)
+    return _up(str(ROOT / "layouts" / "demo.toml"), args.headless, args.fresh, args.log)
 
 
 def cmd_up(args: argparse.Namespace) -> int:
     layout = args.layout or _choose_layout()
-    return _up(layout, args.headless, args.fresh)
+    return _up(layout, args.headless, args.fresh, args.log)
 
 
 def _layouts() -> list[tuple[str, str, Path]]:
@@ -152,7 +171,7 @@ def _choose_layout() -> str:
     return answer
 
 
-def _up(layout_arg: str, headless: bool, fresh: bool = False) -> int:
+def _up(layout_arg: str, headless: bool, fresh: bool = False, log: str | None = None) -> int:
     from swarm_tui.config.layout import load_layout, resolve_layout
     from swarm_tui.errors import FleetBusy
     from swarm_tui.fleet.lock import FleetLock
@@ -161,6 +180,10 @@ def _up(layout_arg: str, headless: bool, fresh: bool = False) -> int:
 
     loaded = load_layout(resolve_layout(layout_arg))
     check_tmux()
+    if not headless:
+        return _up_and_watch(loaded, fresh)
+    if log:
+        daemon.log_to(Path(log))
     lock = FleetLock(paths.lock_path(loaded.fleet), loaded.fleet)
     try:
         lock.acquire()
@@ -182,7 +205,7 @@ def _up(layout_arg: str, headless: bool, fresh: bool = False) -> int:
         print(f"swarm: fleet {loaded.fleet!r} starts from a clean journal; the old one is kept "
               f"as {kept}", flush=True)
     try:
-        return asyncio.run(_run_fleet(loaded, store, headless))
+        return asyncio.run(_run_fleet(loaded, store, Path(log) if log else None))
     finally:
         store.close()
         lock.release()
@@ -213,49 +236,125 @@ def _keep_tokens(kept: Path, store: Any) -> None:
                          (name, token))
 
 
-async def _run_fleet(loaded: Any, store: Any, headless: bool) -> int:
+async def _run_fleet(loaded: Any, store: Any, log: Path | None) -> int:
+    """The engine: hosts, agents, journal, socket; until Ctrl-C, `swarm stop` or the end."""
     from swarm_tui.fleet.engine import Fleet
-    from swarm_tui.fleet.headless import StartProgress
+    from swarm_tui.fleet.events import Tee
+    from swarm_tui.fleet.headless import LogListener, StartProgress
     from swarm_tui.fleet.server import FleetServer
 
     fleet = Fleet(loaded, store)
     fleet.listener = StartProgress(sys.stderr, list(fleet.links))
     server = FleetServer(fleet, paths.socket_path(fleet.name))
+    keep = asyncio.create_task(daemon.keep_log(log)) if log else None
     try:
         await server.start()  # before the hosts: their agents' clients reach it at once
         await fleet.start()
         fleet.watch()  # live reload of the layout file
-        if headless:
-            await _headless(fleet, server.watchers)
-        else:
-            from swarm_tui.ui.app import SwarmApp
-
-            note = await SwarmApp(fleet).run_async()
-            if note:
-                print(f"swarm: {note}")
+        fleet.listener = Tee(LogListener(sys.stdout), server.watchers)
+        print(f"swarm: fleet {fleet.name!r} running headless with {len(fleet.agents)} "
+              f"agents (re-attached {len(fleet.agents) - len(fleet.created)}); Ctrl-C stops "
+              "watching, agents keep running", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, stop.set)
+        await asyncio.wait([asyncio.create_task(stop.wait()),
+                            asyncio.create_task(server.stop_requested.wait()),
+                            asyncio.create_task(fleet.ended.wait())],
+                           return_when=asyncio.FIRST_COMPLETED)
+        if fleet.ended.is_set():
+            print(f"swarm: {fleet.end_reason}", flush=True)
+        elif server.stop_requested.is_set():
+            print("swarm: stopped by `swarm stop`; agents keep running", flush=True)
     finally:
+        if keep is not None:
+            keep.cancel()
         await server.stop()
         await fleet.stop()
     return 1 if fleet.ended.is_set() and not fleet.deliberate_end else 0
 
 
-async def _headless(fleet: Any, watchers: Any) -> None:
-    from swarm_tui.fleet.events import Tee
-    from swarm_tui.fleet.headless import LogListener
+def _up_and_watch(loaded: Any, fresh: bool) -> int:
+    """`swarm up` with a UI: the engine in the background (started unless it runs), then
+    this terminal watches it."""
+    from swarm_tui.errors import FleetBusy
 
-    fleet.listener = Tee(LogListener(sys.stdout), watchers)
-    print(f"swarm: fleet {fleet.name!r} running headless with {len(fleet.agents)} agents "
-          f"(re-attached {len(fleet.agents) - len(fleet.created)}); Ctrl-C stops watching, "
-          "agents keep running", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    ended = asyncio.create_task(fleet.ended.wait())
-    await asyncio.wait([asyncio.create_task(stop.wait()), ended],
-                       return_when=asyncio.FIRST_COMPLETED)
-    if fleet.ended.is_set():
-        print(f"swarm: {fleet.end_reason}", flush=True)
+    sock = paths.socket_path(loaded.fleet)
+    if daemon.ping(sock) is None:
+        code = daemon.start(loaded.path, loaded.fleet, fresh)
+        if code:
+            return code
+    elif fresh:
+        raise FleetBusy(f"--fresh: fleet {loaded.fleet!r} is running (swarm pid "
+                        f"{_owner_pid(loaded.fleet)}): stop it first (`swarm stop "
+                        f"{loaded.fleet}`), then start it with --fresh")
+    return _watch(sock)
+
+
+def _watch(sock: Path) -> int:
+    from swarm_tui.protocol.client import FleetClient, Refused, Unreachable
+    from swarm_tui.ui.app import SwarmApp
+
+    async def run() -> str | None:
+        client = FleetClient(sock)
+        try:
+            await client.connect()
+        except (Unreachable, Refused) as exc:
+            raise SwarmError(str(exc)) from None
+        try:
+            note: str | None = await SwarmApp(client).run_async()
+        finally:
+            await client.close()
+        return note
+
+    note = asyncio.run(run())
+    if note:
+        print(f"swarm: {note}")
+    return 0
+
+
+def cmd_ui(args: argparse.Namespace) -> int:
+    return _watch(find_socket(args.fleet, paths.run_dir()))
+
+
+def cmd_ps(args: argparse.Namespace) -> int:
+    rows = daemon.running()
+    if not rows:
+        print("no engine is running")
+        return 0
+    for sock, reply in rows:
+        if reply is None:
+            print(f"{sock.stem}: not answering (a stale socket: its engine died; `swarm up` "
+                  "starts it again)")
+            continue
+        watchers = int(reply.get("watchers", 0))
+        print(f"{reply['fleet']}: pid {reply['pid']}, up "
+              f"{daemon.uptime(time.time() - float(reply.get('started', time.time())))}, "
+              f"{reply.get('agents', '?')} agents, {watchers} "
+              f"watcher{'s' * (watchers != 1)}" + ("" if reply.get("ready") else ", starting"))
+    return 0
+
+
+def cmd_stop(args: argparse.Namespace) -> int:
+    print(f"swarm: {daemon.stop(args.fleet)}")
+    return 0
+
+
+def cmd_logs(args: argparse.Namespace) -> int:
+    fleet = args.fleet
+    if not fleet:
+        try:
+            fleet = find_socket(None, paths.run_dir()).stem
+        except NoEngine:
+            from swarm_tui.fleet.readonly import journal_of
+
+            fleet = journal_of(None).stem
+    path = daemon.log_path(fleet)
+    if not path.exists():
+        raise SwarmError(f"fleet {fleet!r} has no engine log at {path} (an engine started "
+                         "with `swarm up` writes one; `--headless` prints to its terminal)")
+    return daemon.show_log(path, args.lines, args.follow)
 
 
 def cmd_down(args: argparse.Namespace) -> int:
@@ -406,7 +505,8 @@ def cmd_attach(args: argparse.Namespace) -> int:
 
 VERBS = {
     "demo": cmd_demo, "up": cmd_up, "down": cmd_down, "attach": cmd_attach,
-    "doctor": cmd_doctor, "schema": cmd_schema, "layouts": cmd_layouts,
+    "doctor": cmd_doctor, "schema": cmd_schema, "layouts": cmd_layouts, "ui": cmd_ui,
+    "ps": cmd_ps, "stop": cmd_stop, "logs": cmd_logs,
 }
 
 if __name__ == "__main__":

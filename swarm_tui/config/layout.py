@@ -31,8 +31,9 @@ class _Strict(BaseModel):
 
 # what an agent may do to the fleet or to other agents beyond messaging them; by default an
 # agent changes only its own focus and tasks and cannot stop the fleet
-Permission = Literal["down", "focus", "tasks"]
-MAY = ("What this agent may do beyond its own affairs: 'down' (stop the fleet), 'focus' (set "
+Permission = Literal["down", "stop", "focus", "tasks"]
+MAY = ("What this agent may do beyond its own affairs: 'down' (stop the fleet), 'stop' (stop "
+       "the engine, agents keep running), 'focus' (set "
        "other agents' focus labels), 'tasks' (give other agents tasks, e.g. a planner)")
 TALKS_TO = ("Agents (by name) and roles this agent may message with `swarm send`; unset: "
             "every agent. The human and swarm itself can always message it.")

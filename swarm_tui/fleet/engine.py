@@ -71,6 +71,7 @@ class Fleet:
         self.end_reason = ""
         self._stopping = False
         self._resumed = False  # the journal's open messages are queued (see `send`)
+        self.ready = False  # every host brought up (or retrying), the journal resumed
         self.created: list[str] = []  # agents this start created (the rest were re-attached)
         self.started_at = time.time()
         self.deliberate_end = False  # ended by `swarm down`, not by tmux dying
@@ -131,6 +132,7 @@ class Fleet:
             agent = self.agents[name]
             if agent.spec.prompt:
                 self.send([name], agent.spec.prompt, sender="swarm")
+        self.ready = True
 
     def _spawn(self, coro: object, name: str) -> None:
         self._tasks.append(asyncio.create_task(coro, name=name))  # type: ignore[arg-type]

@@ -156,17 +156,18 @@ class Injector:
         while agent not in self._retired:
             message = self._held.pop(agent.name, None) or await agent.inbox.get()
             try:
-                await self._one(agent, message)
+                settled = await self._one(agent, message)
             except Exception:
                 self._held[agent.name] = message  # first again when the queue restarts
                 raise
             agent.pending -= 1
             agent.waiting.pop(message.id, None)
+            self._notify(settled, agent)  # after the count: watchers see the queue as it is
 
-    async def _one(self, agent: Agent, message: Message) -> None:
+    async def _one(self, agent: Agent, message: Message) -> Message:
+        """Deliver one message (or settle it); returns its journal row as it ends."""
         if message.id in self._outcome:  # typed before its status could be written
-            self._record(agent, message, *self._outcome[message.id])
-            return
+            return self._record(agent, message, *self._outcome[message.id])
         warned = False
         while True:
             await self._wait_ready(agent)
@@ -193,16 +194,13 @@ class Injector:
                     del self._delivering[agent.name]
             self._outcome[message.id] = (status, detail)
             self._typed(agent)
-            self._record(agent, message, status, detail)
-            return
-        updated = self._store.message(message.id)
-        self._notify(updated or message, agent)
+            return self._record(agent, message, status, detail)
+        return self._store.message(message.id) or message
 
-    def _record(self, agent: Agent, message: Message, status: str, detail: str) -> None:
+    def _record(self, agent: Agent, message: Message, status: str, detail: str) -> Message:
         self._store.mark(message.id, status, detail)
         del self._outcome[message.id]
-        updated = self._store.message(message.id)
-        self._notify(updated or message, agent)
+        return self._store.message(message.id) or message
 
     async def _wait_ready(self, agent: Agent) -> None:
         """Until the input box is ready. Never only on an event that may not come: the

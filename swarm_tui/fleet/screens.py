@@ -93,8 +93,9 @@ class ScreenReader:
         """The read loop: wait for a doorbell or a deadline, then one round of captures."""
         timeout: float | None = None
         while True:
-            try:
-                await asyncio.wait_for(self.wake.wait(), timeout)
+            try:  # asyncio.timeout: 3.11's wait_for can swallow a cancel
+                async with asyncio.timeout(timeout):
+                    await self.wake.wait()
             except TimeoutError:
                 pass
             # let a burst of doorbells ring before reading: one round of captures for all

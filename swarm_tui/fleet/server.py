@@ -47,6 +47,7 @@ from swarm_tui.protocol.requests import (
     SaveTarget,
     Send,
     Skills,
+    Stop,
     Tasks,
     parse_request,
     validate_request,
@@ -114,6 +115,8 @@ class FleetServer:
         self._open: Counter[int] = Counter()  # open connections by peer pid (0: unknown)
         self.limit = max_connections()
         self.watchers = Watchers(fleet)
+        self.stop_requested = asyncio.Event()  # `swarm stop`: the engine goes, agents stay
+        self._handlers: set[asyncio.Task[object]] = set()  # connections being served
         self._ended: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -145,6 +148,9 @@ class FleetServer:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+        for task in list(self._handlers):  # connections still open end with the engine
+            task.cancel()
+        await asyncio.gather(*self._handlers, return_exceptions=True)
         try:
             self.path.unlink()
         except FileNotFoundError:
@@ -164,6 +170,9 @@ class FleetServer:
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = peer_pid(writer.get_extra_info("socket")) or 0
         self._open[peer] += 1
+        task = asyncio.current_task()
+        if task is not None:
+            self._handlers.add(task)
         try:
             if crowded := self._crowded(peer):  # said and closed at once: no descriptor held
                 writer.write(json.dumps({"ok": False, "error": crowded}).encode() + b"\n")
@@ -186,6 +195,8 @@ class FleetServer:
             self._open[peer] -= 1
             if self._open[peer] <= 0:
                 del self._open[peer]
+            if task is not None:
+                self._handlers.discard(task)
             writer.close()
 
     async def _watch(self, line: bytes, reader: asyncio.StreamReader,
@@ -252,7 +263,14 @@ class FleetServer:
         fleet = self.fleet
         sender = await fleet.sender_for(req.token, peer, node)
         if isinstance(req, Ping):
-            return {"ok": True, "fleet": fleet.name, "pid": os.getpid(), "you": sender}
+            return {"ok": True, "fleet": fleet.name, "pid": os.getpid(), "you": sender,
+                    "ready": fleet.ready, "started": fleet.started_at,
+                    "agents": len(fleet.agents), "watchers": self.watchers.count(),
+                    "layout": str(fleet.loaded.path)}
+        if isinstance(req, Stop):
+            self._may(sender, "stop", None, "stop the engine")
+            self.stop_requested.set()
+            return {"ok": True}
         if isinstance(req, Ls):
             return {"ok": True, "fleet": fleet.name,
                     "agents": [a.summary() for a in fleet.agents.values()]}

@@ -183,19 +183,25 @@ class FleetClient:
         except OSError as exc:
             raise Unreachable(f"no swarm engine answers on {self.socket} "
                               f"({exc.strerror or exc})") from None
-        writer.write(json.dumps({"op": "watch", "version": VERSION,
-                                 "visible": sorted(self._visible)}).encode() + b"\n")
-        await writer.drain()
-        first = await asyncio.wait_for(reader.readline(), REQUEST_TIMEOUT)
-        if not first:
+        try:
+            writer.write(json.dumps({"op": "watch", "version": VERSION,
+                                     "visible": sorted(self._visible)}).encode() + b"\n")
+            await writer.drain()
+            first = await asyncio.wait_for(reader.readline(), REQUEST_TIMEOUT)
+            reply = json.loads(first) if first else None
+            if isinstance(reply, dict) and reply.get("ok") is False:
+                raise Refused(str(reply.get("error")))
+            snapshot = decode(first) if first else None
+        except (OSError, TimeoutError, ValueError) as exc:  # ValidationError is a ValueError
+            writer.close()
+            raise Unreachable(f"the swarm engine on {self.socket} did not answer ({exc})"
+                              ) from None
+        except Refused:
+            writer.close()
+            raise
+        if not isinstance(snapshot, Snapshot):
             writer.close()
             raise Unreachable(f"the swarm engine on {self.socket} hung up")
-        reply = json.loads(first)
-        if reply.get("ok") is False:
-            writer.close()
-            raise Refused(str(reply.get("error")))
-        snapshot = decode(first)
-        assert isinstance(snapshot, Snapshot)
         if self.view is None:
             self.view = FleetView(snapshot)
         else:
@@ -215,7 +221,9 @@ class FleetClient:
                     continue  # an event this version does not know
         except (OSError, ValueError) as exc:
             why = f"the connection to the engine broke ({exc})"
-        self._writer = None
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
         self.listener.disconnected(why)
 
     def _apply(self, event: Any) -> None:

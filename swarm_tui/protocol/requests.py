@@ -109,6 +109,10 @@ class Down(_Req):
     op: Literal["down"]
 
 
+class Stop(_Req):
+    op: Literal["stop"]
+
+
 class Messages(_Req):
     op: Literal["messages"]
     limit: int = Field(50, ge=1, le=10000)
@@ -124,8 +128,8 @@ class AttachArgv(_Req):
     agent: str
 
 
-AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Hook | Fresh | AddTask | Done | Judge
-              | Tasks | Remind | Skills | Save | SaveTarget | AttachArgv)
+AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Stop | Hook | Fresh | AddTask | Done
+              | Judge | Tasks | Remind | Skills | Save | SaveTarget | AttachArgv)
 _requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,
                                                            Field(discriminator="op")])
 

@@ -6,24 +6,28 @@ batches on one timer. Every action is also a command in the palette (ctrl+p).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from rich.text import Text
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
 from textual.containers import Container, Horizontal
 from textual.css.scalar import Unit
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer, Label
 
 from swarm_tui.config.skills import load_skills
-from swarm_tui.fleet.agent import Agent
-from swarm_tui.fleet.engine import Fleet
-from swarm_tui.ui.bridge import UiBridge
+from swarm_tui.protocol.client import FleetClient, FleetView, Refused, Unreachable
+from swarm_tui.protocol.models import MessageView
+from swarm_tui.ui.bridge import LayoutNote, UiBridge
 from swarm_tui.ui.confirm import ConfirmScreen
 from swarm_tui.ui.help import HelpScreen, Section
 from swarm_tui.ui.judge import JudgePane
@@ -36,26 +40,25 @@ from swarm_tui.ui.sidebar import Sidebar
 from swarm_tui.ui.task_editor import TaskScreen
 from swarm_tui.ui.tiles import MIN_TILE_H, MIN_TILE_W, AgentTile, TileGrid
 
+T = TypeVar("T")
 
-def expand_skill(fleet: Fleet, names: list[str], text: str) -> list[tuple[str, str]]:
-    """(agent, message) pairs: `/skill k=v` rendered for each agent (more lines after the
-    first are appended); any other text as written."""
+
+def skill_request(text: str) -> tuple[str, dict[str, str], str]:
+    """What a prompt asks to send: `/skill k=v` on the first line is (skill, params, the
+    lines after it), for the engine to render for each recipient; any other text is sent as
+    written. Raises ValueError for a parameter not written name=value."""
     first, _, more = text.partition("\n")
     words = first[1:].split() if first.startswith("/") else []
     skills, _ = load_skills()
     if not words or words[0] not in skills:
-        return [(n, text) for n in names]
-    from swarm_tui.config.skills import parse_args
-
-    skill, params = skills[words[0]], parse_args(words[1:])
-    out = []
-    for agent in fleet.resolve(names):
-        task = fleet.tasks.current(agent.name)
-        values = {"agent": agent.name, "focus": agent.focus or "(none)",
-                  "task": str(task["spec"]) if task else agent.focus or "(none)", **params}
-        body = skill.render(values)
-        out.append((agent.name, body + (f"\n\n{more}" if more.strip() else "")))
-    return out
+        return "", {}, text
+    params = {}
+    for word in words[1:]:
+        key, eq, value = word.partition("=")
+        if not eq or not key:
+            raise ValueError(f"skill parameter {word!r}: write name=value")
+        params[key] = value
+    return words[0], params, more if more.strip() else ""
 
 
 def cells(widget: Widget) -> int:
@@ -66,20 +69,28 @@ def cells(widget: Widget) -> int:
 
 MAX_PER_PAGE = 25
 FRAME = 1 / 30  # seconds between batched redraws
+RETRY = 2.0  # seconds between attempts to reach an engine that went away
 
 
 class SwarmApp(App[str]):
+    """The fleet view of a connected `FleetClient`: it reads the client's `FleetView`, asks
+    the engine for everything it does, and draws what the client hears, in batches."""
+
     CSS_PATH = Path(__file__).with_name("swarm.tcss")
     TITLE = "swarm"
 
     BINDINGS = FLEET_KEYS
 
-    def __init__(self, fleet: Fleet) -> None:
+    def __init__(self, client: FleetClient) -> None:
         super().__init__()
-        self.fleet = fleet
+        if client.view is None:
+            raise ValueError("SwarmApp needs a connected client (await client.connect())")
+        self.client = client
+        self.view: FleetView = client.view
         self.bridge = UiBridge()
-        fleet.listener = self.bridge
-        self.order: list[str] = list(fleet.agents)
+        client.listener = self.bridge
+        self._note_from_view()
+        self.order: list[str] = list(self.view.agents)
         self.selected = 0
         self.page = 0
         self.marked: set[str] = set()
@@ -87,6 +98,9 @@ class SwarmApp(App[str]):
         self.cols, self.rows = 1, 1
         self._laid_out = False  # cols and rows not yet measured from the grid
         self._judge_choice: bool | None = None  # shown or hidden with J (None: not yet)
+        self._retry: Timer | None = None  # reconnecting while the engine is away
+        self._connecting = False
+        self._asking = asyncio.Lock()  # one request at a time: the engine gets them in order
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -95,10 +109,11 @@ class SwarmApp(App[str]):
             with Container(id="main"):
                 with TileGrid(id="grid"):
                     for _ in range(MAX_PER_PAGE):
-                        yield AgentTile()
+                        yield AgentTile(self.view)
                 yield Label("", id="status")
-            yield JudgePane(self.fleet, id="judge-pane")
+            yield JudgePane(self.view, id="judge-pane")
         yield Label("", id="layout-note")
+        yield Label("", id="engine-note")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -111,7 +126,9 @@ class SwarmApp(App[str]):
         self._status = self.query_one("#status", Label)
         self._layout_note = self.query_one("#layout-note", Label)
         self._layout_note.display = False
-        self.sub_title = f"fleet {self.fleet.name}"
+        self._engine_note = self.query_one("#engine-note", Label)
+        self._engine_note.display = False
+        self.sub_title = f"fleet {self.view.fleet}"
         self.set_interval(FRAME, self._draw_changes)
         self.set_interval(1.0, self._draw_sidebar)
         self.call_after_refresh(self._relayout)
@@ -132,13 +149,12 @@ class SwarmApp(App[str]):
         fits beside it and the sidebar; after J, as the human chose, at any size."""
         show = self._judge_choice
         if show is None:
-            work = any(a.role == "judge" for a in self.fleet.agents.values()) \
-                or bool(self.fleet.store.tasks())
+            work = self.view.judge_name() is not None or bool(self.view.work.tasks)
             room = self.size.width - cells(self._sidebar) - cells(self._judge)
             show = work and room >= MIN_TILE_W
         if show != self._judge.display:
             self._judge.display = show
-            self.fleet.set_visible(self._visible_names())
+            self.client.set_visible(self._visible_names())
 
     def _relayout(self) -> None:
         self._place_judge()
@@ -163,39 +179,45 @@ class SwarmApp(App[str]):
         self._show_page()
         self._draw_layout_note()
 
-    def _page_agents(self) -> list[Agent]:
+    def _page_names(self) -> list[str]:
+        if not self.order:
+            return []
         if self.zoomed:
-            return [self.fleet.agents[self.order[self.selected]]]
+            return [self.order[self.selected]]
         start = self.page * self.per_page
-        return [self.fleet.agents[n] for n in self.order[start : start + self.per_page]]
+        return self.order[start : start + self.per_page]
 
     def _show_page(self) -> None:
         grid = self._grid
         cols, rows = (1, 1) if self.zoomed else (self.cols, self.rows)
         grid.styles.grid_size_columns = cols
         grid.styles.grid_size_rows = rows
-        agents = self._page_agents()
+        names = self._page_names()
         for i, tile in enumerate(self._tiles):
-            tile.show(agents[i] if i < len(agents) else None)
+            tile.show(names[i] if i < len(names) else None)
         self._draw_states()
-        self.fleet.set_visible(self._visible_names())
+        self.client.set_visible(self._visible_names())
         self._draw_sidebar()
         self.call_after_refresh(self._redraw_tiles)
 
     def _redraw_tiles(self) -> None:
         for tile in self._tiles:
-            if tile.agent is not None:
+            if tile.name_shown is not None:
                 tile.update_screen()
 
     # ------------------------------------------------------------------ drawing
     def _draw_changes(self) -> None:
         b = self.bridge
-        if self.fleet.ended.is_set():
-            self.exit(self.fleet.end_reason)
+        ended = b.end or ((self.view.ended.reason, self.view.ended.deliberate)
+                          if self.view.ended is not None else None)
+        if ended is not None:
+            self.exit(ended[0])
             return
+        if b.lost is not None and self._retry is None:
+            self._engine_lost(b.lost)
         if b.screens:
             for tile in self._tiles:
-                if tile.agent is not None and tile.agent.name in b.screens:
+                if tile.name_shown is not None and tile.name_shown in b.screens:
                     tile.update_screen()
             if self._judge.display and self._judge.judge_agent_name() in b.screens:
                 self._judge.refresh_pane()
@@ -211,8 +233,9 @@ class SwarmApp(App[str]):
         b.messages.clear()
         if b.relayout:
             b.relayout = False
-            self.order = list(self.fleet.agents)
+            self.order = list(self.view.agents)
             self.selected = min(self.selected, max(0, len(self.order) - 1))
+            self.marked &= set(self.order)
             self._relayout()
         for text in b.notices:
             self.notify(text, severity="warning", timeout=10)
@@ -224,22 +247,37 @@ class SwarmApp(App[str]):
             b.hosts.clear()
             self._draw_states()
             self._draw_sidebar()
+        if b.work:
+            b.work = False
+            self._place_judge()
+            self._draw_sidebar()
+            for screen in self.screen_stack:
+                if isinstance(screen, RemindersScreen):
+                    screen.reload()
 
     def _draw_layout_note(self) -> None:
         note, label = self.bridge.layout_note, self._layout_note
         label.display = note is not None
         if note is not None:
             width = self.size.width
-            label.update(Text(note.line(self.fleet.loaded.path, width), no_wrap=True))
+            label.update(Text(note.line(self.view.layout_path, width), no_wrap=True))
+
+    def _note_from_view(self) -> None:
+        """The layout note as the engine's snapshot says it (attached, or back)."""
+        problems = self.view.layout_problems
+        self.bridge.set_layout_note(
+            LayoutNote(tuple(p for p in problems if p.strip()), self.view.layout_partly)
+            if problems else None)
 
     def _draw_states(self) -> None:
         current = self.current_name()
         for tile in self._tiles:
-            if tile.agent is not None:
-                name = tile.agent.name
-                link = self.fleet.link_of(tile.agent)
+            name = tile.name_shown
+            if name is not None:
+                host = self.view.host_of(name)
                 tile.update_state(marked=name in self.marked,
-                                  link_down=None if link.connected else link.since)
+                                  link_down=None if host is None or host.connected
+                                  else host.since)
                 tile.set_class(name == current, "-selected")
                 tile.set_class(name in self.marked, "-marked")
         status = f" page {self.page + 1}/{self.pages} · {len(self.order)} agents"
@@ -250,17 +288,74 @@ class SwarmApp(App[str]):
         self._status.update(status)
 
     def _visible_names(self) -> set[str]:
-        names = {a.name for a in self._page_agents()}
+        names = set(self._page_names())
         judge = self._judge.judge_agent_name() if self._judge.display else None
         return names | ({judge} if judge else set())
 
     def _draw_sidebar(self) -> None:
-        visible = {a.name for a in self._page_agents()}
-        self._sidebar.show(list(self.fleet.agents.values()), self.current_name(),
-                           self.marked, visible, self.fleet.links, agent_notes(self.fleet),
-                           self.fleet.store.oldest_open())
+        view = self.view
+        self._sidebar.show(list(view.agents.values()), self.current_name(), self.marked,
+                           set(self._page_names()), view.hosts, agent_notes(view),
+                           view.oldest_open())
         if self._judge.display:
             self._judge.refresh_pane()
+
+    # ------------------------------------------------------------------ the engine
+    def _ask(self, call: Callable[[], Awaitable[T]], then: Callable[[T], object] | None = None,
+             what: str = "", severity: SeverityLevel = "error") -> None:
+        """Ask the engine (in a worker: the view keeps drawing meanwhile); `then` gets the
+        answer. Requests go one at a time, in the order they were made (two messages typed
+        to one agent arrive in that order). A refusal, or no engine, is one notification
+        line."""
+
+        async def run() -> None:
+            try:
+                async with self._asking:
+                    answer = await call()
+            except (Refused, Unreachable) as exc:
+                self.notify(f"{what}: {exc}" if what else str(exc), severity=severity,
+                            timeout=10)
+                return
+            except Exception as exc:  # noqa: BLE001 - shown, never crashes the UI
+                self.notify(f"{what or 'request'} failed: {exc!r}", severity="error",
+                            timeout=10)
+                return
+            if then is not None:
+                then(answer)
+
+        self.run_worker(run(), group="requests", exit_on_error=False)
+
+    def _engine_lost(self, why: str) -> None:
+        """The engine's stream broke: say so on one line, and try again every RETRY s."""
+        self._engine_note.update(Text(f"engine unreachable: {why}; retrying", no_wrap=True))
+        self._engine_note.display = True
+        if self._retry is None:
+            self._retry = self.set_interval(RETRY, self._reconnect)
+
+    def _reconnect(self) -> None:
+        if self._connecting or self.client.connected:
+            return
+        self._connecting = True
+        self.run_worker(self._connect_again(), group="reconnect", exit_on_error=False)
+
+    async def _connect_again(self) -> None:
+        try:
+            await self.client.connect(self._visible_names())
+        except Exception as exc:  # noqa: BLE001 - any failure: said, and tried again
+            why = str(exc) or type(exc).__name__
+            self._engine_note.update(Text(f"engine unreachable: {why}; retrying",
+                                          no_wrap=True))
+            return
+        finally:
+            self._connecting = False
+        if self._retry is not None:
+            self._retry.stop()
+            self._retry = None
+        self.bridge.lost = None
+        self._engine_note.display = False
+        self._note_from_view()
+        self.bridge.relayout = True  # the fresh snapshot, drawn whole on the next frame
+        self.notify("the engine answers again", timeout=5)
 
     # ------------------------------------------------------------------ selection
     def current_name(self) -> str | None:
@@ -318,17 +413,17 @@ class SwarmApp(App[str]):
 
     def on_click(self, event: object) -> None:
         widget = getattr(event, "widget", None)
-        if isinstance(widget, AgentTile) and widget.agent is not None:
-            self.select(self.order.index(widget.agent.name))
+        if isinstance(widget, AgentTile) and widget.name_shown is not None:
+            self.select_name(widget.name_shown)
 
     # ------------------------------------------------------------------ prompt
     def targets(self) -> list[Target]:
         chosen = [n for n in self.order if n in self.marked] or [self.current_name() or ""]
         out = [Target(", ".join(chosen), tuple(chosen)),
                Target(f"all agents ({len(self.order)})", tuple(self.order))]
-        roles = sorted({a.role for a in self.fleet.agents.values()})
-        for role in roles:
-            names = tuple(a.name for a in self.fleet.agents.values() if a.role == role)
+        agents = self.view.agents.values()
+        for role in sorted({a.role for a in agents}):
+            names = tuple(a.name for a in agents if a.role == role)
             out.append(Target(f"role {role} ({len(names)})", names, role))
         return out
 
@@ -338,8 +433,9 @@ class SwarmApp(App[str]):
         targets = self.targets()
         start = {"selection": 0, "all": 1}.get(which, 0)
         if which == "role":
-            role = self.fleet.agents[self.order[self.selected]].role
-            start = next(i for i, t in enumerate(targets) if i >= 2 and t.role == role)
+            agent = self.view.agents.get(self.order[self.selected])
+            start = next((i for i, t in enumerate(targets)
+                          if i >= 2 and agent is not None and t.role == agent.role), 0)
         self.push_screen(PromptScreen(targets, min(start, len(targets) - 1), text),
                          self._prompted)
 
@@ -348,49 +444,60 @@ class SwarmApp(App[str]):
             return
         target, text = result
         try:
-            sent = []
-            for name, message in expand_skill(self.fleet, list(target.names), text):
-                sent += self.fleet.send([name], message)
-        except Exception as exc:  # noqa: BLE001 - any refusal is shown, never crashes the UI
+            skill, params, rest = skill_request(text)
+        except ValueError as exc:
             self.notify(str(exc), severity="error")
             return
+        names = list(target.names)
+        self._ask(lambda: self.client.send(names, rest, skill=skill, params=params),
+                  partial(self._sent, target))
+
+    def _sent(self, target: Target, sent: list[MessageView]) -> None:
         self.notify(f"queued for {target.label}" if len(sent) > 1 else
-                    f"queued for {sent[0].recipient}")
+                    f"queued for {sent[0].recipient if sent else 'nobody'}")
         self.marked.clear()
         self._draw_states()
+        self._draw_sidebar()
 
     def action_focus_label(self) -> None:
         name = self.current_name()
-        if name:
-            agent = self.fleet.agents[name]
+        agent = self.view.agents.get(name) if name else None
+        if name and agent is not None:
             self.push_screen(FocusScreen(name, agent.focus),
                              lambda label: self._focused(name, label))
 
     def _focused(self, name: str, label: str | None) -> None:
         if label is not None:
-            self.fleet.set_focus(name, label)
-            self._draw_states()
-            self._draw_sidebar()
+            self._ask(lambda: self.client.set_focus(name, label), what=f"focus of {name}")
 
     # ------------------------------------------------------------------ other views
     def action_attach(self) -> None:
         name = self.current_name()
-        argv = self.fleet.attach_argv(name) if name else []
+        if name:
+            self._ask(lambda: self.client.attach_argv(name), partial(self._attach_window, name),
+                      what=f"attach to {name}", severity="warning")
+
+    def _attach_window(self, name: str, argv: list[str]) -> None:
         if not argv:
             self.notify(f"{name} has no tmux window to attach to", severity="warning")
             return
         env = {k: v for k, v in os.environ.items() if k != "TMUX"}  # we may run inside tmux
-        with self.suspend():
-            subprocess.run(argv, env=env)
-        self.fleet.set_visible(set())
+        self.client.set_visible(set())  # no screens streamed to a view nobody sees
+        try:
+            with self.suspend():
+                subprocess.run(argv, env=env)
+        except SuspendNotSupported:
+            self.notify(f"this terminal cannot hand over to {name}'s window: run "
+                        f"`{' '.join(argv)}`", severity="warning", timeout=10)
         self._show_page()
 
     def action_fresh(self) -> None:
         name = self.current_name()
         if name:
-            self.fleet.fresh(name)
-            self.notify(f"{name}: fresh start begun (handoff note, new conversation, "
-                        "re-inject focus and note)")
+            self._ask(lambda: self.client.fresh(name),
+                      lambda _: self.notify(f"{name}: fresh start begun (handoff note, new "
+                                            "conversation, re-inject focus and note)"),
+                      what=f"fresh start of {name}")
 
     def action_task(self) -> None:
         name = self.current_name()
@@ -400,51 +507,48 @@ class SwarmApp(App[str]):
     def _task_added(self, name: str, result: tuple[str, str] | None) -> None:
         if result is not None:
             spec, verify = result
-            tid = self.fleet.tasks.add(name, {"spec": spec, "verify": verify}, origin="ui")
-            self.notify(f"task #{tid} queued for {name}")
-            self._place_judge()
-            self._draw_sidebar()
+            self._ask(lambda: self.client.add_task(name, spec, verify),
+                      lambda tid: self.notify(f"task #{tid} queued for {name}"),
+                      what=f"task for {name}")
 
     def action_review(self) -> None:
         name = self.current_name()
         if name:
-            try:
-                self.fleet.tasks.review(name)
-                self.notify(f"review of {name}'s task started")
-            except Exception as exc:  # noqa: BLE001 - shown, never crashes the UI
-                self.notify(str(exc), severity="warning")
+            self._ask(lambda: self.client.review(name),
+                      lambda _: self.notify(f"review of {name}'s task started"),
+                      severity="warning")
 
     def action_judge_pane(self) -> None:
         self._judge_choice = not self._judge.display
         self._place_judge()
 
     def action_reminders(self) -> None:
-        self.push_screen(RemindersScreen(self.fleet), lambda _: self._draw_sidebar())
+        self.push_screen(RemindersScreen(self.client), lambda _: self._draw_sidebar())
 
     def action_save(self) -> None:
-        self.push_screen(FocusScreen("", self.fleet.name, title="Save the fleet as layout"),
+        self.push_screen(FocusScreen("", self.view.fleet, title="Save the fleet as layout"),
                          self._save)
 
-    def _save(self, name: str | None, force: bool = False) -> None:
-        if not name:
-            return
-        from swarm_tui.fleet.save import save_folder, save_layout
+    def _save(self, name: str | None) -> None:
+        name = (name or "").strip()
+        if name:
+            self._ask(lambda: self.client.save_target(name), partial(self._save_checked, name))
 
-        name = name.strip()
-        target = save_folder(self.fleet) / f"{name}.toml"
-        if target.exists() and not force:
-            self.push_screen(ConfirmScreen(f"{target} exists. Overwrite it?"),
-                             lambda yes: self._save(name, force=True) if yes else None)
+    def _save_checked(self, name: str, target: tuple[str, bool]) -> None:
+        """Never overwrite a layout file without asking."""
+        path, exists = target
+        if exists:
+            self.push_screen(ConfirmScreen(f"{path} exists. Overwrite it?"),
+                             lambda yes: self._save_now(name, force=True) if yes else None)
             return
-        try:
-            path = save_layout(self.fleet, name, force=force)
-        except Exception as exc:  # noqa: BLE001 - shown, never crashes the UI
-            self.notify(str(exc), severity="error")
-            return
-        self.notify(f"saved {path}: `swarm up {name}` brings it back")
+        self._save_now(name, force=False)
+
+    def _save_now(self, name: str, force: bool) -> None:
+        self._ask(lambda: self.client.save(name, force=force),
+                  lambda path: self.notify(f"saved {path}: `swarm up {name}` brings it back"))
 
     def action_messages(self) -> None:
-        self.push_screen(MessagesScreen(self.fleet.store))
+        self.push_screen(MessagesScreen(self.client))
 
     def action_help(self) -> None:
         sections: list[Section] = [
@@ -468,8 +572,8 @@ class SwarmApp(App[str]):
         return f"{title} ({', '.join(keys)})"
 
     def action_quit_ui(self) -> None:
-        self.exit(f"agents of fleet {self.fleet.name!r} keep running: `swarm up` re-attaches, "
-                  "`swarm down` stops them")
+        self.exit(f"the engine of fleet {self.view.fleet!r} keeps running its agents: "
+                  "`swarm ui` re-attaches, `swarm down` stops them")
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

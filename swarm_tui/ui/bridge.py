@@ -1,4 +1,5 @@
-"""Engine callbacks into the UI: remember what changed; the app's timer draws it in batches."""
+"""The fleet view's changes into the UI: remember what changed; the app's timer draws it in
+batches."""
 
 from __future__ import annotations
 
@@ -6,8 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from swarm_tui.fleet.agent import Agent
-from swarm_tui.fleet.store import Message
+from swarm_tui.protocol.models import MessageView
 
 _LINE = re.compile(r":(\d+):\s*")
 
@@ -41,29 +41,35 @@ class LayoutNote:
 
 
 class UiBridge:
-    """A FleetListener that only records; nothing here touches a widget."""
+    """The client's ViewListener: it only records; nothing here touches a widget."""
 
     def __init__(self) -> None:
         self.screens: set[str] = set()
         self.agents: set[str] = set()
-        self.messages: list[Message] = []
+        self.messages: list[MessageView] = []
         self.hosts: set[str] = set()
         self.notices: list[str] = []
+        self.work = False
         self.relayout = False
         self.layout_note: LayoutNote | None = None
         self.layout_note_changed = False
+        self.end: tuple[str, bool] | None = None  # why the fleet ended, and if deliberately
+        self.lost: str | None = None  # why the engine's stream broke, until it is back
 
-    def agent_changed(self, agent: Agent) -> None:
-        self.agents.add(agent.name)
+    def agent_changed(self, name: str) -> None:
+        self.agents.add(name)
 
-    def screen_changed(self, agent: Agent) -> None:
-        self.screens.add(agent.name)
+    def screen_changed(self, name: str) -> None:
+        self.screens.add(name)
 
-    def message_changed(self, message: Message) -> None:
+    def message_changed(self, message: MessageView) -> None:
         self.messages.append(message)
 
-    def host_changed(self, host: str, connected: bool, detail: str) -> None:
-        self.hosts.add(host)
+    def host_changed(self, name: str) -> None:
+        self.hosts.add(name)
+
+    def work_changed(self) -> None:
+        self.work = True
 
     def notice(self, text: str) -> None:
         self.notices.append(text)
@@ -74,11 +80,19 @@ class UiBridge:
 
     def layout_invalid(self, problems: list[str], partly: bool = False) -> None:
         """An edit of the layout file was not applied (or only in part): keep saying why."""
-        self.layout_note = LayoutNote(tuple(p for p in problems if p.strip()), partly)
-        self.layout_note_changed = True
+        self.set_layout_note(LayoutNote(tuple(p for p in problems if p.strip()), partly))
+
+    def set_layout_note(self, note: LayoutNote | None) -> None:
+        if note != self.layout_note:
+            self.layout_note = note
+            self.layout_note_changed = True
 
     def layout_applied(self) -> None:
         """A valid edit was applied: the note of an earlier invalid one goes."""
-        if self.layout_note is not None:
-            self.layout_note = None
-            self.layout_note_changed = True
+        self.set_layout_note(None)
+
+    def ended(self, reason: str, deliberate: bool) -> None:
+        self.end = (reason, deliberate)
+
+    def disconnected(self, reason: str) -> None:
+        self.lost = reason

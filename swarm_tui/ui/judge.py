@@ -10,36 +10,30 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from swarm_tui.fleet.engine import Fleet
+from swarm_tui.protocol.client import FleetView
 from swarm_tui.ui.tiles import AgentTile
 
 VERDICT_STYLE = {"complete": "bold green", "incomplete": "bold red", "none": "bold magenta"}
 
 
 class JudgePane(Vertical):
-    def __init__(self, fleet: Fleet, **kwargs: object) -> None:
+    def __init__(self, view: FleetView, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.fleet = fleet
+        self.view = view
 
     def compose(self) -> ComposeResult:
-        yield AgentTile()
+        yield AgentTile(self.view)
         yield Static(id="judge-log")
         yield Static(id="judge-verdicts")
 
     def judge_agent_name(self) -> str | None:
-        for agent in self.fleet.agents.values():
-            if agent.role == "judge":
-                return agent.name
-        return None
+        return self.view.judge_name()
 
     def refresh_pane(self) -> None:
         tile = self.query_one(AgentTile)
         name = self.judge_agent_name()
-        tile.show(self.fleet.agents[name] if name else None)
-        if name:
-            tile.update_state()
-            tile.update_screen()
-        log = self.fleet.tasks.judge_log[-12:]
+        tile.show(name)
+        log = self.view.work.judge_log[-12:]
         self.query_one("#judge-log", Static).update(
             Text("\n".join(log), style="grey70") if log else Text(""))
         self.query_one("#judge-log", Static).display = bool(log)
@@ -47,11 +41,10 @@ class JudgePane(Vertical):
 
     def verdicts_text(self) -> Text:
         text = Text("verdicts\n", style="bold")
-        rows = []
-        for task in self.fleet.store.tasks():
-            for when, who, verdict, reasons in self.fleet.store.verdicts(int(str(task["id"]))):
-                rows.append((when, str(task["agent"]), who, verdict, reasons))
-        for when, agent, who, verdict, reasons in sorted(rows)[-8:]:
+        agent_of = {t.id: t.agent for t in self.view.work.tasks}
+        rows = sorted((v.time, agent_of[v.task], v.judge, v.verdict, v.reasons)
+                      for v in self.view.work.verdicts if v.task in agent_of)
+        for when, agent, who, verdict, reasons in rows[-8:]:
             text.append(time.strftime("%H:%M ", time.localtime(when)), style="grey50")
             text.append(f"{agent} ", style="bold")
             text.append(verdict, style=VERDICT_STYLE.get(verdict, ""))

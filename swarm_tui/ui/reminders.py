@@ -10,8 +10,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label
 
-from swarm_tui.errors import SwarmError
-from swarm_tui.fleet.engine import Fleet
+from swarm_tui.protocol.client import FleetClient, Refused, Unreachable
+from swarm_tui.protocol.models import ReminderView
 from swarm_tui.ui.durations import duration
 from swarm_tui.ui.keys import hint
 
@@ -26,10 +26,12 @@ class RemindersScreen(ModalScreen[None]):
         Binding("escape,q", "dismiss_screen", "Close"),
     ]
 
-    def __init__(self, fleet: Fleet) -> None:
+    def __init__(self, client: FleetClient) -> None:
         super().__init__()
-        self.fleet = fleet
+        self.client = client
         self._editing: int | None = None  # the reminder whose text the field edits
+        self.drawn: list[ReminderView] = []  # the reminders the rows show
+        self._ready = False  # the table has its columns (a change may come before)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="reminders-box"):
@@ -42,25 +44,34 @@ class RemindersScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("#", "to", "when", "next", "state", "text")
+        self._ready = True
         self.query_one(Input).display = False
         self.reload()
         table.focus()
 
+    def reminders(self) -> list[ReminderView]:
+        view = self.client.view
+        return list(view.work.reminders) if view is not None else []
+
     def reload(self) -> None:
-        """Rebuild the rows from the store; the cursor stays on its reminder (or, when that
-        one is gone, on the row where it was)."""
+        """Rebuild the rows from the fleet view (again whenever the engine says the
+        reminders changed); the cursor stays on its reminder (or, when that one is gone, on
+        the row where it was)."""
+        if not self._ready:
+            return  # on_mount draws them
         table = self.query_one(DataTable)
         was, row = self._selected(), table.cursor_row
         table.clear()
-        for r in self.fleet.store.reminders():
-            period = duration(float(str(r["period"])))
+        self.drawn = self.reminders()
+        for r in self.drawn:
+            period = duration(r.period)
             when = {"every": f"every {period}", "idle": f"idle {period}",
-                    "at": f"at {r['at']}"}[str(r["kind"])]
-            nxt = "-" if r["kind"] == "idle" else time.strftime(
-                "%H:%M:%S", time.localtime(float(str(r["next_due"]))))
-            what = f"skill {r['skill']}" if r["skill"] else str(r["text"])[:60]
-            table.add_row(str(r["id"]), str(r["target"]), when, nxt,
-                          "paused" if r["paused"] else "on", what, key=str(r["id"]))
+                    "at": f"at {r.at}"}.get(r.kind, r.kind)
+            nxt = "-" if r.kind == "idle" else time.strftime(
+                "%H:%M:%S", time.localtime(r.next_due))
+            what = f"skill {r.skill}" if r.skill else r.text[:60]
+            table.add_row(str(r.id), r.target, when, nxt, "paused" if r.paused else "on", what,
+                          key=str(r.id))
         if was is not None and str(was) in table.rows:
             row = table.get_row_index(str(was))
         if table.row_count:
@@ -73,25 +84,34 @@ class RemindersScreen(ModalScreen[None]):
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         return int(key) if key else None
 
+    def _row(self, rid: int | None) -> ReminderView | None:
+        return next((r for r in self.reminders() if r.id == rid), None)
+
     def _do(self, action: str) -> None:
-        rid = self._selected()
-        if rid is None:
+        row = self._row(self._selected())
+        if row is None:
             return
-        rem = self.fleet.reminders
+        if action == "pause":
+            action = "resume" if row.paused else "pause"
+        elif action == "delete":
+            action = "rm"
+        # on the app: a request under way is not cancelled when the panel closes
+        self.app.run_worker(self._request(action, row.id), group="reminders")
+
+    async def _request(self, action: str, rid: int, text: str = "") -> None:
+        """One reminder request to the engine; the rows follow when the engine says the
+        reminders changed (and once more now)."""
         try:
-            if action == "pause":
-                row = next(r for r in self.fleet.store.reminders() if r["id"] == rid)
-                rem.pause(rid, not row["paused"])
-            elif action == "snooze":
-                rem.snooze(rid, 600)
-            elif action == "fire":
-                fired = rem.fire_now(rid)
-                self.notify(f"queued for {', '.join(a for _, a in fired) or 'nobody'}")
-            elif action == "delete":
-                rem.remove(rid)
-        except SwarmError as exc:
-            self.notify(str(exc), severity="error")
-        self.reload()
+            reply = await self.client.remind(action, rid, text=text, minutes=10)
+        except (Refused, Unreachable) as exc:
+            self.app.notify(str(exc), severity="error")
+            return
+        if action == "fire":
+            fired = reply.get("fired") or []
+            names = [str(f[-1]) if isinstance(f, list | tuple) else str(f) for f in fired]
+            self.app.notify(f"queued for {', '.join(names) or 'nobody'}")
+        if self.is_attached:
+            self.reload()
 
     def action_pause(self) -> None:
         self._do("pause")
@@ -106,15 +126,14 @@ class RemindersScreen(ModalScreen[None]):
         self._do("delete")
 
     def action_edit(self) -> None:
-        rid = self._selected()
-        row = next((r for r in self.fleet.store.reminders() if r["id"] == rid), None)
-        if rid is None or row is None:
+        row = self._row(self._selected())
+        if row is None:
             return
-        self._editing = rid
+        self._editing = row.id
         box = self.query_one(Input)
-        box.value = str(row["text"])
-        box.placeholder = f"text instead of skill {row['skill']}, enter to save" \
-            if row["skill"] else "new text, enter to save"
+        box.value = row.text
+        box.placeholder = f"text instead of skill {row.skill}, enter to save" \
+            if row.skill else "new text, enter to save"
         box.display = True
         box.focus()
         box.cursor_position = len(box.value)
@@ -122,10 +141,7 @@ class RemindersScreen(ModalScreen[None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         rid, text = self._editing, event.value.strip()
         if rid is not None and text:
-            try:
-                self.fleet.reminders.edit(rid, text)
-            except SwarmError as exc:
-                self.notify(str(exc), severity="error")
+            self.app.run_worker(self._request("edit", rid, text), group="reminders")
         self._end_edit()
 
     def _end_edit(self) -> None:

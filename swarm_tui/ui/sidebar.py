@@ -4,14 +4,15 @@ grouped by node, each node with its link state and its GPUs."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from typing import Protocol
 
 from rich.text import Text
 from textual import events
 from textual.message import Message
 from textual.widgets import Static
 
-from swarm_tui.fleet.agent import Agent
-from swarm_tui.fleet.link import GpuStat, HostLink
+from swarm_tui.protocol.models import AgentView, HostView
 from swarm_tui.ui.durations import since
 from swarm_tui.ui.tiles import STATE_MARKS
 
@@ -23,11 +24,24 @@ BARS = " ▁▂▃▄▅▆▇█"
 MIN_NAME = 8  # columns of an agent's name the sidebar keeps before dropping the state word
 
 
+class Gpu(Protocol):
+    """One GPU's telemetry (the protocol's GpuView, or the host link's own reading)."""
+
+    @property
+    def util(self) -> int: ...
+
+    @property
+    def mem_used(self) -> int: ...
+
+    @property
+    def mem_total(self) -> int: ...
+
+
 def _bar(fraction: float) -> str:
     return BARS[max(0, min(8, round(fraction * 8)))]
 
 
-def gpu_summary(gpus: list[GpuStat]) -> str:
+def gpu_summary(gpus: Sequence[Gpu]) -> str:
     """One bar per GPU (utilisation), then mean utilisation and memory used / total."""
     if not gpus:
         return ""
@@ -38,12 +52,12 @@ def gpu_summary(gpus: list[GpuStat]) -> str:
     return f"{bars} {util}% {used:.0f}/{total:.0f}G"
 
 
-def gpu_memory(gpus: list[GpuStat]) -> str:
+def gpu_memory(gpus: Sequence[Gpu]) -> str:
     """One bar per GPU: memory used of that GPU's total."""
     return "".join(_bar(g.mem_used / g.mem_total if g.mem_total else 0) for g in gpus)
 
 
-def host_line(link: HostLink, width: int, now: float) -> Text:
+def host_line(link: HostView, width: int, now: float) -> Text:
     line = Text(no_wrap=True, overflow="ellipsis")
     if link.connected:
         line.append("■ ", style="green")
@@ -74,8 +88,8 @@ class Sidebar(Static):
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self._rows: list[str] = []
 
-    def show(self, agents: list[Agent], selected: str | None, marked: set[str],
-             visible: set[str], links: dict[str, HostLink],
+    def show(self, agents: list[AgentView], selected: str | None, marked: set[str],
+             visible: set[str], links: dict[str, HostView],
              notes: dict[str, str] | None = None,
              oldest: dict[str, float] | None = None) -> None:
         """`oldest`: per agent, when its oldest still-queued message was written."""
@@ -84,13 +98,16 @@ class Sidebar(Static):
         text = Text(no_wrap=True, overflow="ellipsis")
         self._rows = []
         grouped = len(links) > 1 or any(k != "local" for k in links)
-        order = sorted(agents, key=lambda a: list(links).index(a.spec.host)) if grouped \
-            else agents
+        hosts = list(links)
+        order = sorted(agents, key=lambda a: hosts.index(a.host) if a.host in hosts
+                       else len(hosts)) if grouped else agents
         current_host = None
         for agent in order:
-            if grouped and agent.spec.host != current_host:
-                current_host = agent.spec.host
-                header = host_line(links[current_host], width, now)
+            if grouped and agent.host != current_host:
+                current_host = agent.host
+                link = links.get(current_host) or HostView(name=current_host, connected=False,
+                                                           detail="no word from this host")
+                header = host_line(link, width, now)
                 text.append_text(header)
                 text.append("\n")
                 self._rows += [""] * (header.plain.count("\n") + 1)
@@ -99,8 +116,8 @@ class Sidebar(Static):
                                               width, now, (oldest or {}).get(agent.name)))
             text.append("\n")
             focus = agent.focus or "—"
-            if agent.tracker.reading.question and agent.state.value == "needs-permission":
-                focus = f"asks: {agent.tracker.reading.question}"
+            if agent.question and agent.state == "needs-permission":
+                focus = f"asks: {agent.question}"
             text.append(f"   {focus}"[:width] + "\n", style="italic grey62")
             self._rows += [agent.name, agent.name]
             note = (notes or {}).get(agent.name)
@@ -111,16 +128,17 @@ class Sidebar(Static):
         self.update(text)
 
     @staticmethod
-    def _agent_line(agent: Agent, selected: bool, marked: bool, visible: bool, width: int,
+    def _agent_line(agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,
                     now: float, oldest: float | None) -> Text:
-        state = agent.state.value
+        state = agent.state
+        style = STATE_STYLES.get(state, "")
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("▶" if selected else ("✓" if marked else " "), style="bold cyan")
-        line.append(f"{STATE_MARKS[state]} ", style=STATE_STYLES[state])
+        line.append(f"{STATE_MARKS.get(state, '·')} ", style=style)
         queue = ""
-        if agent.pending:
-            queue = f"✉{agent.pending}" + (f" {since(oldest, now)}" if oldest is not None else "")
-        quiet = since(agent.last_output_wall, now)
+        if agent.queued:
+            queue = f"✉{agent.queued}" + (f" {since(oldest, now)}" if oldest is not None else "")
+        quiet = since(agent.last_output, now) if agent.last_output is not None else ""
         # the state word goes first when room is short: the mark and colour still say it
         right = " ".join(p for p in (queue, state, quiet) if p)
         if len(right) + 4 + MIN_NAME > width:
@@ -129,7 +147,7 @@ class Sidebar(Static):
         name = agent.name if len(agent.name) <= room else agent.name[: room - 1] + "…"
         line.append(name, style="bold reverse" if selected else ("bold" if visible else ""))
         line.append(" " * max(1, width - line.cell_len - len(right)))
-        line.append(right, style=STATE_STYLES[state])
+        line.append(right, style=style)
         line.truncate(width, overflow="ellipsis")  # one row, never wrapped
         return line
 

@@ -6,6 +6,7 @@ Captured text goes in as Rich `Text.from_ansi`, never as markup (agent output is
 
 from __future__ import annotations
 
+import re
 import time
 from functools import lru_cache
 
@@ -19,8 +20,8 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from swarm_tui.agents.base import plain
-from swarm_tui.fleet.agent import Agent
+from swarm_tui.protocol.client import FleetView
+from swarm_tui.protocol.models import AgentView
 from swarm_tui.ui.durations import since
 
 MIN_TILE_W, MIN_TILE_H = 36, 9  # the smallest tile worth showing (cells, borders included)
@@ -32,6 +33,13 @@ STATE_CLASSES = {
 STATE_MARKS = {"starting": "◌", "working": "●", "idle": "○", "needs-permission": "?",
                "exited": "✕", "unreachable": "⚠"}
 
+
+# escape sequences of a captured line: CSI, OSC/DCS strings, and two-byte escapes
+_ANSI = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b[P\]X^_]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b(?:[ -/]*[0-~])?"
+)
 
 _CONSOLE = Console(width=10_000, color_system="truecolor", force_terminal=True)
 
@@ -46,6 +54,11 @@ def _segments(line: str) -> tuple[Segment, ...]:
 def line_strip(line: str, width: int) -> Strip:
     """One captured line as a strip exactly `width` cells wide."""
     return Strip(_segments(line)).crop_extend(0, width, None)
+
+
+def plain(line: str) -> str:
+    """A captured line without escape sequences."""
+    return _ANSI.sub("", line)
 
 
 def _blank(line: str) -> bool:
@@ -78,42 +91,50 @@ class TileGrid(Container):
 
 
 class AgentTile(Widget):
-    """One agent's live screen, with its name and state on the border."""
+    """One agent's live screen, with its name and state on the border. The tile shows an
+    agent by name; what it draws comes from the fleet view (its last screen, its state)."""
 
     DEFAULT_CSS = ""
 
-    def __init__(self) -> None:
+    def __init__(self, view: FleetView) -> None:
         super().__init__()
-        self.agent: Agent | None = None
+        self.view = view
+        self.name_shown: str | None = None
         self._lines: list[str] = []
 
-    def show(self, agent: Agent | None) -> None:
-        self.agent = agent
-        self.display = agent is not None
+    @property
+    def agent(self) -> AgentView | None:
+        """The shown agent as the view last heard of it (None: no agent, or gone)."""
+        return self.view.agents.get(self.name_shown) if self.name_shown else None
+
+    def show(self, name: str | None) -> None:
+        self.name_shown = name
+        self.display = name is not None
         self.update_screen()
         self.update_state()
 
     def update_screen(self) -> None:
-        self._lines = squeeze(self.agent.screen) if self.agent else []
+        name = self.name_shown
+        self._lines = squeeze(self.view.screens.get(name, [])) if name else []
         self.refresh(layout=False)
 
     def update_state(self, marked: bool = False, link_down: float | None = None) -> None:
         agent = self.agent
         if agent is None:
             return
-        state = agent.state.value
+        state = agent.state if agent.state in STATE_CLASSES else "unreachable"
         for cls in STATE_CLASSES.values():
             self.set_class(cls == STATE_CLASSES[state], cls)
         self.set_class(link_down is not None, "-link-down")
         mark = "✓ " if marked else ""
-        queued = f" · {agent.pending} queued" if agent.pending else ""
-        where = f" @{agent.spec.host}" if agent.spec.host != "local" else ""
+        queued = f" · {agent.queued} queued" if agent.queued else ""
+        where = f" @{agent.host}" if agent.host != "local" else ""
         if link_down is not None:
             down = since(link_down, time.time())
             self.border_title = f"⚠ {agent.name}{where} · link down for {down}{queued}"
         else:
             self.border_title = (f"{mark}{STATE_MARKS[state]} {agent.name}{where} · "
-                                 f"{state}{queued}")
+                                 f"{agent.state}{queued}")
         self.border_subtitle = agent.focus or ""
 
     def render_line(self, y: int) -> Strip:

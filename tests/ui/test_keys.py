@@ -1,5 +1,5 @@
 """Keys: one binding per key on every screen, and the palette and the help built from the
-bindings, on the real app over a real tmux fleet of mock agents."""
+bindings, on the real app attached to a real engine running a tmux fleet of mock agents."""
 
 from __future__ import annotations
 
@@ -13,13 +13,12 @@ from textual.screen import Screen
 from textual.widgets import Input, TextArea
 
 import swarm_tui.ui
-from swarm_tui.fleet.engine import Fleet
 from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.confirm import ConfirmScreen
 from swarm_tui.ui.keys import key_text
 from swarm_tui.ui.prompt import PromptScreen
 from swarm_tui.ui.task_editor import TaskScreen
-from tests.ui.conftest import burst, shown, text_of, until
+from tests.ui.conftest import Live, burst, shown, text_of, until
 
 
 def binding(binding_id: str) -> Binding:
@@ -83,9 +82,9 @@ def test_no_class_binds_a_key_twice() -> None:
         assert not twice, f"{cls.__name__} binds a key twice: {twice}"
 
 
-async def test_no_key_is_bound_twice_on_any_screen(live_fleet: Fleet) -> None:
+async def test_no_key_is_bound_twice_on_any_screen(live: Live) -> None:
     openers = {"prompt", "focus_label", "task", "reminders", "messages", "help", "save"}
-    app = SwarmApp(live_fleet)
+    app = SwarmApp(live.client)
     visited: set[type[Screen[object]]] = set()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -105,12 +104,12 @@ async def test_no_key_is_bound_twice_on_any_screen(live_fleet: Fleet) -> None:
     assert visited == our_screens()
 
 
-async def test_judge_now_has_its_own_key_and_reviews_the_selected_task(live_fleet: Fleet
+async def test_judge_now_has_its_own_key_and_reviews_the_selected_task(live: Live
                                                                        ) -> None:
-    store = live_fleet.store
-    app = SwarmApp(live_fleet)
+    store = live.store
+    app = SwarmApp(live.client)
     async with app.run_test(size=(160, 48)) as pilot:
-        tid = live_fleet.tasks.add("Hilbert", {"spec": "make the tests pass", "verify": "false",
+        tid = live.fleet.tasks.add("Hilbert", {"spec": "make the tests pass", "verify": "false",
                                                "review_on_idle": 0}, origin="test")
         await until(lambda: (store.task(tid) or {}).get("status") == "in-progress",
                     what="the task delivered to Hilbert")
@@ -122,8 +121,8 @@ async def test_judge_now_has_its_own_key_and_reviews_the_selected_task(live_flee
         assert store.verdicts(tid)[0][1] == "verify"
 
 
-async def test_palette_runs_what_the_bindings_run(live_fleet: Fleet) -> None:
-    app = SwarmApp(live_fleet)
+async def test_palette_runs_what_the_bindings_run(live: Live) -> None:
+    app = SwarmApp(live.client)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         commands = {c.title: c.help for c in app.get_system_commands(app.screen)}
@@ -139,8 +138,8 @@ async def test_palette_runs_what_the_bindings_run(live_fleet: Fleet) -> None:
         await until(lambda: app.page == 1, what="the palette's Next page")
 
 
-async def test_help_lists_every_binding(live_fleet: Fleet) -> None:
-    app = SwarmApp(live_fleet)
+async def test_help_lists_every_binding(live: Live) -> None:
+    app = SwarmApp(live.client)
     async with app.run_test(size=(120, 60)) as pilot:
         await pilot.press("question_mark")
         await until(lambda: len(app.screen_stack) == 2, what="the help screen")
@@ -154,8 +153,8 @@ async def test_help_lists_every_binding(live_fleet: Fleet) -> None:
         await until(lambda: len(app.screen_stack) == 1, what="help closed")
 
 
-async def test_square_brackets_turn_pages(live_fleet: Fleet) -> None:
-    app = SwarmApp(live_fleet)
+async def test_square_brackets_turn_pages(live: Live) -> None:
+    app = SwarmApp(live.client)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.pages > 1
@@ -175,9 +174,9 @@ async def fields_once_typed(screen: Screen[object], chars: int) -> tuple[str, st
     return area.text, field.value
 
 
-async def test_fast_tab_in_the_task_editor_moves_to_the_verify_field(live_fleet: Fleet
+async def test_fast_tab_in_the_task_editor_moves_to_the_verify_field(live: Live
                                                                      ) -> None:
-    app = SwarmApp(live_fleet)
+    app = SwarmApp(live.client)
     async with app.run_test(size=(120, 40)) as pilot:
         for i in range(4):
             await pilot.press("T")
@@ -194,13 +193,15 @@ async def test_fast_tab_in_the_task_editor_moves_to_the_verify_field(live_fleet:
             assert typed == (spec, verify)
             burst(app, "shift+tab", *" more", "tab", "ctrl+s")
             await until(lambda: len(app.screen_stack) == 1, what="the task saved")
-        tasks = live_fleet.store.tasks("Gauss")
+            await until(lambda: len(live.store.tasks("Gauss")) == i + 1,  # noqa: B023
+                        what=f"task {i} queued by the engine")
+        tasks = live.store.tasks("Gauss")
         assert [(t["spec"], t["verify"]) for t in tasks] == \
             [(f"spec {i} more", f"pytest -q {i}") for i in range(4)]
 
 
-async def test_prompt_a_role_starts_at_the_selected_agents_role(live_fleet: Fleet) -> None:
-    app = SwarmApp(live_fleet)
+async def test_prompt_a_role_starts_at_the_selected_agents_role(live: Live) -> None:
+    app = SwarmApp(live.client)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("right")  # Hilbert, a worker (Gauss is the planner)
         await pilot.press(first_key("prompt_role"))
@@ -218,17 +219,17 @@ def test_readme_names_the_keys_the_app_binds() -> None:
     assert "| `j` | judge" not in readme
 
 
-async def test_a_resize_retiles_and_keeps_the_selection_on_screen(live_fleet: Fleet) -> None:
-    app = SwarmApp(live_fleet)
+async def test_a_resize_retiles_and_keeps_the_selection_on_screen(live: Live) -> None:
+    app = SwarmApp(live.client)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("]")
         await until(lambda: app.page == 1, what="the second page")
         name = app.current_name()
-        assert name in shown(app) and len(shown(app)) < len(live_fleet.agents)
+        assert name in shown(app) and len(shown(app)) < len(live.fleet.agents)
         await pilot.resize_terminal(200, 55)
-        await until(lambda: len(shown(app)) == len(live_fleet.agents), what="every tile")
+        await until(lambda: len(shown(app)) == len(live.fleet.agents), what="every tile")
         assert app.page == 0 and app.current_name() == name
         await pilot.resize_terminal(80, 24)
-        await until(lambda: len(shown(app)) < len(live_fleet.agents), what="fewer tiles")
+        await until(lambda: len(shown(app)) < len(live.fleet.agents), what="fewer tiles")
         assert name in shown(app)

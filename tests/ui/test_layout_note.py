@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from swarm_tui.fleet.engine import Fleet
 from swarm_tui.ui.app import SwarmApp
-from tests.ui.conftest import text_of, until
+from tests.ui.conftest import Live, text_of, until
 
 
-async def test_invalid_layout_edit_stays_on_screen_until_a_valid_one(live_fleet: Fleet) -> None:
-    path = live_fleet.loaded.path
+async def test_invalid_layout_edit_stays_on_screen_until_a_valid_one(live: Live) -> None:
+    path = live.fleet.loaded.path
     good = path.read_text()
-    live_fleet.watch()
-    app = SwarmApp(live_fleet)
+    live.fleet.watch()
+    app = SwarmApp(live.client)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
         assert "not applied" not in text_of(app.screen)
@@ -29,6 +28,6 @@ async def test_invalid_layout_edit_stays_on_screen_until_a_valid_one(live_fleet:
         assert str(path.parent) not in line  # the file is named, not its whole path
         # a valid edit is applied and the note goes
         path.write_text(good.replace('focus = "focus of Gauss"', 'focus = "new focus"'))
-        await until(lambda: live_fleet.agents["Gauss"].focus == "new focus", timeout=15,
+        await until(lambda: live.fleet.agents["Gauss"].focus == "new focus", timeout=15,
                     what="the valid edit applied")
         await until(lambda: "not applied" not in text_of(app.screen), what="the note gone")

@@ -7,17 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from swarm_tui.fleet.engine import Fleet
 from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.confirm import ConfirmScreen
-from tests.ui.conftest import plain_of, until
+from tests.ui.conftest import Live, plain_of, until
 
 
 async def test_a_second_save_asks_before_overwriting(
-        live_fleet: Fleet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        live: Live, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     target = tmp_path / "config" / "swarm" / "layouts" / "mine.toml"
-    app = SwarmApp(live_fleet)
+    app = SwarmApp(live.client)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
 

@@ -1,15 +1,16 @@
 """What the sidebar says under each agent, on the real app over a real tmux fleet: a stopped
-task stays until a newer one starts; a queue says how long its oldest message has waited."""
+task stays until a newer one starts; a queue says how long its oldest message has waited.
+The app is attached to the engine through its socket; the tests reach into the engine (in
+this process) only to arrange what the engine would report."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from swarm_tui.fleet.engine import Fleet
 from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.sidebar import Sidebar
-from tests.ui.conftest import received, text_of, until
+from tests.ui.conftest import Live, received, text_of, until
 
 
 def agent_lines(app: SwarmApp, name: str) -> str:
@@ -20,10 +21,10 @@ def agent_lines(app: SwarmApp, name: str) -> str:
     return "\n".join(lines[start:end])
 
 
-async def test_a_stopped_task_stays_in_the_sidebar_until_a_newer_one_starts(live_fleet: Fleet
+async def test_a_stopped_task_stays_in_the_sidebar_until_a_newer_one_starts(live: Live
                                                                            ) -> None:
-    store = live_fleet.store
-    app = SwarmApp(live_fleet)
+    store = live.store
+    app = SwarmApp(live.client)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
         old = store.add_task("Gauss", {"spec": "port the parser", "review_on_idle": 0}, "test")
@@ -32,7 +33,7 @@ async def test_a_stopped_task_stays_in_the_sidebar_until_a_newer_one_starts(live
                     what="the stopped task in the sidebar",
                     detail=lambda: agent_lines(app, "Gauss"))
         # a newer task: the stopped one shows until the new one is under way
-        new = live_fleet.tasks.add("Gauss", {"spec": "port the lexer", "review_on_idle": 0},
+        new = live.fleet.tasks.add("Gauss", {"spec": "port the lexer", "review_on_idle": 0},
                                    origin="test")
         await until(lambda: (store.task(new) or {}).get("status") == "in-progress",
                     what="the new task delivered")
@@ -41,19 +42,22 @@ async def test_a_stopped_task_stays_in_the_sidebar_until_a_newer_one_starts(live
         assert "stopped" not in agent_lines(app, "Gauss")
 
 
-async def test_the_sidebar_says_how_long_the_oldest_message_has_waited(slow_fleet: Fleet,
+async def test_the_sidebar_says_how_long_the_oldest_message_has_waited(slow: Live,
                                                                       tmp_path: Path) -> None:
-    gauss = slow_fleet.agents["Gauss"]
-    app = SwarmApp(slow_fleet)
+    gauss = slow.fleet.agents["Gauss"]
+    app = SwarmApp(slow.client)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(lambda: gauss.tracker.ready, what="Gauss ready")
-        slow_fleet.send(["Gauss"], "a long job")
+        first = slow.fleet.send(["Gauss"], "a long job")[0]
         await until(lambda: received(tmp_path, "Gauss") == ["a long job"], what="delivered")
-        second = slow_fleet.send(["Gauss"], "2nd")[0]
-        slow_fleet.send(["Gauss"], "3rd")
-        # as if the second had been written three minutes ago
-        slow_fleet.store.db.execute("UPDATE messages SET created = created - 185 WHERE id = ?",
-                                    (second.id,))
+        # settled: the engine's count of Gauss's queue no longer holds it
+        await until(lambda: getattr(slow.store.message(first.id), "status", "") == "delivered",
+                    what="the first message settled")
+        second = slow.fleet.send(["Gauss"], "2nd")[0]
+        # as if the second had been written three minutes ago (the engine reports the
+        # change with the next one's)
+        gauss.waiting[second.id] -= 185
+        slow.fleet.send(["Gauss"], "3rd")
         await until(lambda: re.search(r"✉2 3m(\d+s)? working", agent_lines(app, "Gauss")),
                     what="✉2 3m… for Gauss",
                     detail=lambda: agent_lines(app, "Gauss"))
@@ -61,14 +65,14 @@ async def test_the_sidebar_says_how_long_the_oldest_message_has_waited(slow_flee
         assert "✉" not in agent_lines(app, "Hilbert")
 
 
-async def test_the_judge_pane_never_squeezes_out_the_tiles(live_fleet: Fleet) -> None:
+async def test_the_judge_pane_never_squeezes_out_the_tiles(live: Live) -> None:
     """With tasks the judge pane shows by itself, but only where a tile still fits beside
     it; J shows or hides it at any size."""
     from swarm_tui.ui.judge import JudgePane
     from swarm_tui.ui.tiles import MIN_TILE_W
 
-    live_fleet.store.add_task("Gauss", {"spec": "port the parser", "review_on_idle": 0}, "test")
-    app = SwarmApp(live_fleet)
+    live.store.add_task("Gauss", {"spec": "port the parser", "review_on_idle": 0}, "test")
+    app = SwarmApp(live.client)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = app.query_one(JudgePane)
         await until(lambda: app._grid.size.width > 0, what="a laid out grid")

@@ -1,42 +1,43 @@
-"""Snapshots of the fleet view on a still fleet (recorded screens, fixed states)."""
+"""Snapshots of the fleet view on a still fleet (recorded screens, fixed states), as a client
+with no engine behind it sees it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from swarm_tui.ui.app import SwarmApp
-from tests.ui.conftest import still_cluster, still_fleet, still_judged
+from tests.ui.conftest import FakeClient, still_cluster, still_fleet, still_judged
 
 
 def test_fleet_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(SwarmApp(still_fleet(tmp_path)), terminal_size=(160, 48))
+    assert snap_compare(SwarmApp(FakeClient(still_fleet(tmp_path))), terminal_size=(160, 48))
 
 
 def test_zoomed_agent(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = SwarmApp(still_fleet(tmp_path))
+    app = SwarmApp(FakeClient(still_fleet(tmp_path)))
     assert snap_compare(app, terminal_size=(120, 36), press=["right", "right", "enter"])
 
 
 def test_prompt_over_marked_agents(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = SwarmApp(still_fleet(tmp_path))
+    app = SwarmApp(FakeClient(still_fleet(tmp_path)))
     assert snap_compare(app, terminal_size=(160, 48),
                         press=["space", "right", "space", "i", *"run the tests", "ctrl+j",
                                *"then report"])
 
 
 def test_small_terminal_pages(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = SwarmApp(still_fleet(tmp_path, count=16))
+    app = SwarmApp(FakeClient(still_fleet(tmp_path, count=16)))
     assert snap_compare(app, terminal_size=(100, 30), press=["pagedown"])
 
 
 def test_cluster_grouped_by_node(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(SwarmApp(still_cluster(tmp_path)), terminal_size=(170, 44))
+    assert snap_compare(SwarmApp(FakeClient(still_cluster(tmp_path))), terminal_size=(170, 44))
 
 
 def test_judge_pane_and_task_status(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(SwarmApp(still_judged(tmp_path)), terminal_size=(170, 44))
+    assert snap_compare(SwarmApp(FakeClient(still_judged(tmp_path))), terminal_size=(170, 44))
 
 
 def test_help_lists_every_key(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    app = SwarmApp(still_fleet(tmp_path))
+    app = SwarmApp(FakeClient(still_fleet(tmp_path)))
     assert snap_compare(app, terminal_size=(120, 40), press=["question_mark"])
