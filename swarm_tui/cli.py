@@ -58,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
 
     ui = sub.add_parser("ui", help="watch a running fleet (another terminal may watch too)")
     ui.add_argument("fleet", nargs="?", default=None)
+    ui.add_argument("--ssh", metavar="HOST", help="watch the engine running on HOST (a head "
+                    "node), through its socket forwarded over SSH")
+    ui.add_argument("--remote-home", default="", metavar="DIR",
+                    help="swarm's state directory on HOST, if not the default there")
 
     sub.add_parser("ps", help="list the running engines: fleet, pid, uptime, agents, watchers")
 
@@ -292,20 +296,25 @@ def _up_and_watch(loaded: Any, fresh: bool) -> int:
     return _watch(sock)
 
 
-def _watch(sock: Path) -> int:
+def _watch(sock: Path | None, tunnel: Any = None) -> int:
+    """The view, attached to the engine on `sock` (or at the end of an SSH `tunnel`)."""
     from swarm_tui.protocol.client import FleetClient, Refused, Unreachable
     from swarm_tui.ui.app import SwarmApp
 
     async def run() -> str | None:
-        client = FleetClient(sock)
+        path = await tunnel.open() if tunnel is not None else sock
+        assert isinstance(path, Path)
+        client = FleetClient(path)
         try:
-            await client.connect()
-        except (Unreachable, Refused) as exc:
-            raise SwarmError(str(exc)) from None
-        try:
+            try:
+                await client.connect()
+            except (Unreachable, Refused) as exc:
+                raise SwarmError(str(exc)) from None
             note: str | None = await SwarmApp(client).run_async()
         finally:
             await client.close()
+            if tunnel is not None:
+                await tunnel.close()
         return note
 
     note = asyncio.run(run())
@@ -315,6 +324,10 @@ def _watch(sock: Path) -> int:
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
+    if args.ssh:
+        from swarm_tui.tunnel import Tunnel
+
+        return _watch(None, Tunnel(args.ssh, args.fleet, args.remote_home))
     return _watch(find_socket(args.fleet, paths.run_dir()))
 
 
