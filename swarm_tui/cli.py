@@ -63,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
     ui.add_argument("--remote-home", default="", metavar="DIR",
                     help="swarm's state directory on HOST, if not the default there")
 
+    serve = sub.add_parser("serve", help="serve the view to a browser (a token in the URL)")
+    serve.add_argument("fleet", nargs="?", default=None)
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: "
+                       "127.0.0.1; reach it from elsewhere through an SSH tunnel)")
+
     sub.add_parser("ps", help="list the running engines: fleet, pid, uptime, agents, watchers")
 
     stop = sub.add_parser("stop", help="stop a fleet's engine; its agents keep running")
@@ -331,6 +337,16 @@ def cmd_ui(args: argparse.Namespace) -> int:
     return _watch(find_socket(args.fleet, paths.run_dir()))
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    sock = find_socket(args.fleet, paths.run_dir())
+    reply = daemon.ping(sock)
+    if reply is None:
+        raise NoEngine(f"no engine answers on {sock} (start it: swarm up LAYOUT)")
+    from swarm_tui.ui.serve import serve
+
+    return serve(str(reply["fleet"]), args.host, args.port)
+
+
 def cmd_ps(args: argparse.Namespace) -> int:
     rows = daemon.running()
     if not rows:
@@ -519,7 +535,7 @@ def cmd_attach(args: argparse.Namespace) -> int:
 VERBS = {
     "demo": cmd_demo, "up": cmd_up, "down": cmd_down, "attach": cmd_attach,
     "doctor": cmd_doctor, "schema": cmd_schema, "layouts": cmd_layouts, "ui": cmd_ui,
-    "ps": cmd_ps, "stop": cmd_stop, "logs": cmd_logs,
+    "ps": cmd_ps, "stop": cmd_stop, "logs": cmd_logs, "serve": cmd_serve,
 }
 
 if __name__ == "__main__":
