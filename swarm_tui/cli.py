@@ -316,7 +316,8 @@ def _watch(sock: Path | None, tunnel: Any = None) -> int:
                 await client.connect()
             except (Unreachable, Refused) as exc:
                 raise SwarmError(str(exc)) from None
-            note: str | None = await SwarmApp(client).run_async()
+            note: str | None = await SwarmApp(
+                client, _starter(client.view) if tunnel is None else None).run_async()
         finally:
             await client.close()
             if tunnel is not None:
@@ -327,6 +328,18 @@ def _watch(sock: Path | None, tunnel: Any = None) -> int:
     if note:
         print(f"swarm: {note}")
     return 0
+
+
+def _starter(view: Any) -> Any:
+    """What the view's `U` runs (in a thread) when its engine is gone: start it again."""
+    import io
+
+    def start() -> None:
+        code = daemon.start(view.layout_path, view.fleet, False, out=io.StringIO())
+        if code:
+            raise SwarmError(f"exit {code}; see `swarm logs {view.fleet}`")
+
+    return start
 
 
 def cmd_ui(args: argparse.Namespace) -> int:

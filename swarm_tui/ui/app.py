@@ -81,8 +81,12 @@ class SwarmApp(App[str]):
 
     BINDINGS = FLEET_KEYS
 
-    def __init__(self, client: FleetClient) -> None:
+    def __init__(self, client: FleetClient,
+                 start_engine: Callable[[], None] | None = None) -> None:
+        """`start_engine` starts the fleet's engine again (blocking: run in a thread); None
+        when this view cannot (it watches an engine on another machine)."""
         super().__init__()
+        self.start_engine = start_engine
         if client.view is None:
             raise ValueError("SwarmApp needs a connected client (await client.connect())")
         self.client = client
@@ -325,9 +329,34 @@ class SwarmApp(App[str]):
 
         self.run_worker(run(), group="requests", exit_on_error=False)
 
+    def _lost_line(self, why: str) -> Text:
+        offer = "; U starts it again" if self.start_engine is not None else ""
+        return Text(f"engine unreachable: {why}; retrying{offer}", no_wrap=True)
+
+    def action_start_engine(self) -> None:
+        if self.client.connected:
+            self.notify("the engine is running", timeout=5)
+            return
+        if self.start_engine is None:
+            self.notify("this view watches an engine on another machine: start it there "
+                        "(`swarm up`)", severity="warning", timeout=10)
+            return
+        start = self.start_engine
+
+        async def run() -> None:
+            self.notify("starting the engine…", timeout=5)
+            try:
+                await asyncio.to_thread(start)
+            except Exception as exc:  # noqa: BLE001 - said, never crashes the view
+                self.notify(f"the engine did not start: {exc}", severity="error", timeout=15)
+                return
+            self._reconnect()
+
+        self.run_worker(run(), group="start-engine", exit_on_error=False)
+
     def _engine_lost(self, why: str) -> None:
         """The engine's stream broke: say so on one line, and try again every RETRY s."""
-        self._engine_note.update(Text(f"engine unreachable: {why}; retrying", no_wrap=True))
+        self._engine_note.update(self._lost_line(why))
         self._engine_note.display = True
         if self._retry is None:
             self._retry = self.set_interval(RETRY, self._reconnect)
@@ -343,8 +372,7 @@ class SwarmApp(App[str]):
             await self.client.connect(self._visible_names())
         except Exception as exc:  # noqa: BLE001 - any failure: said, and tried again
             why = str(exc) or type(exc).__name__
-            self._engine_note.update(Text(f"engine unreachable: {why}; retrying",
-                                          no_wrap=True))
+            self._engine_note.update(self._lost_line(why))
             return
         finally:
             self._connecting = False

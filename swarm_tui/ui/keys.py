@@ -57,7 +57,10 @@ FLEET_KEYS: list[BindingType] = [
             tooltip="handoff note, new conversation, focus and note typed in again"),
     Binding("S", "save", "Save layout", id="save",
             tooltip="write the running fleet as a layout file"),
-    Binding("q", "quit_ui", "Quit", id="quit", tooltip="leave the view; the agents keep running"),
+    Binding("U", "start_engine", "Start engine", show=False, id="start_engine",
+            tooltip="when the engine is unreachable: start it again (it resumes its journal)"),
+    Binding("q", "quit_ui", "Quit", id="quit",
+            tooltip="leave the view; the engine and the agents keep running"),
 ]
 
 NOT_IN_PALETTE = frozenset({"left", "right", "up", "down"})

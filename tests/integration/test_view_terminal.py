@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -91,12 +90,12 @@ def test_the_engine_outlives_its_view_and_views_share_it(sandbox: Sandbox) -> No
 
         # a killed engine is said in the views; started again, they re-attach
         sandbox_kill(int(pid))
-        wait_until(lambda: "engine unreachable" in screen(second, "two"), 15,
-                   "view two to say the engine is gone", lambda: screen(second, "two"))
-        restart = subprocess.run([sys.executable, "-c", STARTER, str(layout), "night"],
-                                 env=sandbox.env, cwd=sandbox.files, capture_output=True,
-                                 text=True, timeout=120)
-        assert restart.returncode == 0, restart.stdout + restart.stderr
+        wait_until(lambda: "U starts it again" in screen(second, "two"), 15,
+                   "view two to say the engine is gone, and offer to start it",
+                   lambda: screen(second, "two"))
+        second.run("send-keys", "-t", "two", "U")  # the view starts the engine again
+        wait_until(lambda: engine(sandbox)["pid"] not in ("", pid), 60, "a new engine",
+                   lambda: engine(sandbox)["line"])
         wait_until(lambda: "engine unreachable" not in screen(second, "two"), 20,
                    "view two to re-attach to the new engine", lambda: screen(second, "two"))
         rows = sandbox.journal("night")
@@ -105,14 +104,6 @@ def test_the_engine_outlives_its_view_and_views_share_it(sandbox: Sandbox) -> No
         assert json.loads(sandbox.swarm("ls", "--json").stdout)[0]["focus"] == "shared-label-42"
     finally:
         sandbox.swarm("stop", "night")
-
-
-STARTER = """
-import sys
-from pathlib import Path
-from swarm_tui import daemon
-sys.exit(daemon.start(Path(sys.argv[1]), sys.argv[2], False, out=sys.stdout))
-"""
 
 
 def sandbox_kill(pid: int) -> None:
