@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from swarm_tui.config.skills import skill_text
 from swarm_tui.errors import SwarmError
-from swarm_tui.fleet.store import OPEN
+from swarm_tui.fleet.store import OPEN, Store
 
 if TYPE_CHECKING:
     from swarm_tui.fleet.agent import Agent
@@ -26,11 +26,11 @@ RESUME = ("Fresh start: you continue an earlier session's work.\nYour focus: {fo
 TURN_TIMEOUT = 15 * 60  # seconds an agent may take to write its handoff note
 
 
-async def settled(fleet: Fleet, agent: Agent, message_id: int, timeout: float) -> None:
+async def settled(store: Store, agent: Agent, message_id: int, timeout: float) -> None:
     """Wait until a message was delivered and the turn it started is over."""
     deadline = time.monotonic() + timeout
     while True:
-        row = fleet.store.message(message_id)
+        row = store.message(message_id)
         if row is not None and row.status not in OPEN:
             if row.status != "delivered":
                 raise SwarmError(f"{agent.name}: fresh start stopped: message {row.status}")
@@ -70,13 +70,13 @@ async def fresh_start(fleet: Fleet, agent: Agent, handoff: bool = True) -> str:
         text = skill_text("handoff", {"path": path, "agent": agent.name,
                                       "focus": agent.focus}, fallback=HANDOFF)
         (msg,) = fleet.send([agent.name], text, sender="swarm")
-        await settled(fleet, agent, msg.id, TURN_TIMEOUT)
+        await settled(fleet.store, agent, msg.id, TURN_TIMEOUT)
         rc, out = await host.shell(f"cat {shlex.quote(path)}")
         note = out.strip() if rc == 0 and out.strip() else "(the agent wrote no handoff note)"
     command = agent.adapter.fresh_command
     if command:
         (msg,) = fleet.send([agent.name], command, sender="swarm")
-        await settled(fleet, agent, msg.id, 120)
+        await settled(fleet.store, agent, msg.id, 120)
     else:
         await fleet.restart(agent)
     text = RESUME.format(focus=agent.focus or "(none set)", note=note)

@@ -25,7 +25,7 @@ from swarm_tui.fleet.store import Message
 
 if TYPE_CHECKING:
     from swarm_tui.fleet.agent import Agent
-    from swarm_tui.fleet.engine import Fleet
+    from swarm_tui.fleet.ports import ReminderHost
 
 TICK = 5.0  # seconds: the longest a due reminder waits for the scheduler
 
@@ -50,7 +50,7 @@ def spec_fields(spec: ReminderSpec, now: float) -> dict[str, Any]:
 
 
 class Reminders:
-    def __init__(self, fleet: Fleet, clock: Callable[[], float] = time.time):
+    def __init__(self, fleet: ReminderHost, clock: Callable[[], float] = time.time):
         self.fleet = fleet
         self.store = fleet.store
         self.clock = clock

@@ -31,7 +31,7 @@ from swarm_tui.fleet.verdict import Verdict, parse_answer, parse_screen, review_
 
 if TYPE_CHECKING:
     from swarm_tui.fleet.agent import Agent
-    from swarm_tui.fleet.engine import Fleet
+    from swarm_tui.fleet.ports import TaskHost
 
 PENDING, IN_PROGRESS, CLAIMED, JUDGING = "pending", "in-progress", "claimed-done", "judging"
 INCOMPLETE, COMPLETE, STOPPED, NO_VERDICT = "incomplete", "complete", "stopped", "no-verdict"
@@ -71,7 +71,7 @@ class TaskBoard:
 
     review_settle = 15.0  # seconds a worker must stay idle before its turn is reviewed
 
-    def __init__(self, fleet: Fleet):
+    def __init__(self, fleet: TaskHost):
         self.fleet = fleet
         self.store = fleet.store
         self._reviews: dict[int, asyncio.Task[None]] = {}
@@ -326,7 +326,7 @@ class TaskBoard:
         for text in (prompt, ASK_AGAIN.format(review=review)):
             sent += "\n" + text
             (msg,) = self.fleet.send([judge.name], text, sender="swarm")
-            await settled(self.fleet, judge, msg.id, JUDGE_TURN)
+            await settled(self.store, judge, msg.id, JUDGE_TURN)
             screen = await self.fleet.capture(judge)
             verdict = parse_screen(screen, review, sent)
             if verdict is not None:
