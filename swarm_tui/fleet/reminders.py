@@ -109,9 +109,21 @@ class Reminders:
 
     def countdown(self, agent: Agent) -> float | None:
         """Seconds until the next reminder for this agent, if any is scheduled."""
-        now = self.clock()
+        return self._countdown(agent, self.store.reminders(), self.clock())
+
+    def countdowns(self, agents: list[Agent]) -> dict[str, float]:
+        """`countdown` for many agents, reading the reminders once."""
+        rows, now = self.store.reminders(), self.clock()
+        out = {}
+        for agent in agents:
+            due = self._countdown(agent, rows, now)
+            if due is not None:
+                out[agent.name] = due
+        return out
+
+    def _countdown(self, agent: Agent, rows: list[dict[str, Any]], now: float) -> float | None:
         best: float | None = None
-        for r in self.store.reminders():
+        for r in rows:
             if r["paused"]:
                 continue
             try:

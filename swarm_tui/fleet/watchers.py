@@ -71,11 +71,7 @@ def work_of(fleet: Fleet) -> Work:
     verdicts = [VerdictView(task=task, time=when, judge=who, verdict=verdict, reasons=why)
                 for task, when, who, verdict, why in store.all_verdicts()]
     reminders = [ReminderView.model_validate(r) for r in store.reminders()]
-    countdowns = {}
-    for agent in fleet.agents.values():
-        due = fleet.reminders.countdown(agent)
-        if due is not None:
-            countdowns[agent.name] = due
+    countdowns = fleet.reminders.countdowns(list(fleet.agents.values()))
     return Work(tasks=tasks, verdicts=verdicts, reminders=reminders, countdowns=countdowns,
                 judge_log=fleet.tasks.judge_log[-JUDGE_LOG:])
 
