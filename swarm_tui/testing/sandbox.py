@@ -228,7 +228,7 @@ class Sandbox:
         return path
 
     def raw_log_path(self, agent: str) -> Path:
-        return self.files / f"{agent}.raw"
+        return self.files / f"{agent}.raw.log"
 
     def raw_received(self, agent: str) -> bytes:
         """Every byte the mock agent `agent` has read from its terminal, in order."""
