@@ -167,7 +167,7 @@ class SSHHost:
                               json.dumps(self.tmux_argv())])
         try:
             relay = await self.conn.create_process(command, encoding=None)
-            first = await asyncio.wait_for(relay.stdout.readline(), 15)
+            first = await asyncio.wait_for(relay.stdout.readline(), 30)
         except (OSError, asyncssh.Error, TimeoutError) as exc:
             raise HostUnreachable(f"{self.name}: the node relay did not start: {exc}") from None
         if b'"ready"' not in first:

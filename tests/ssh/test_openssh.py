@@ -79,7 +79,11 @@ def on(fleet: Fleet, host: str) -> list[str]:
 
 async def test_three_nodes_eight_agents_each_in_one_fleet(fleet: Fleet, tmp_path: Path) -> None:
     assert [len(on(fleet, f"node{i}")) for i in (1, 2, 3)] == [8, 8, 8]
-    assert all(link.connected for link in fleet.links.values())
+    # a node slow to answer on a loaded machine is retried in the background: it must come
+    await until(lambda: all(link.connected for link in fleet.links.values()), timeout=60,
+                what="every node connected: " + "; ".join(
+                    f"{n}: {link.detail}" for n, link in fleet.links.items()
+                    if not link.connected))
     await until(lambda: all(a.state is AgentState.IDLE for a in fleet.agents.values()),
                 timeout=120, what="all 25 agents idle")
     # node to node: a shell on node1 runs the node's own `swarm` client
