@@ -191,6 +191,8 @@ class FleetServer:
             await writer.drain()
         except (OSError, asyncio.LimitOverrunError, ValueError):
             pass
+        except asyncio.CancelledError:
+            pass  # the engine is stopping (see stop): the connection simply ends
         finally:
             self._open[peer] -= 1
             if self._open[peer] <= 0:

@@ -87,8 +87,6 @@ async def main() -> None:
           f"screen age p50 {statistics.median(ages):.0f} ms p95 "
           f"{ages[int(len(ages) * 0.95)]:.0f} ms")
     print(f"watcher showing nothing: {idle_rate / 1024:.2f} KiB/s (state changes only)")
-    print(f"ratio: a shown tile costs {rate / a.visible / max(idle_rate / a.agents, 1):.0f}x "
-          "an agent that is not shown")
 
 
 if __name__ == "__main__":
