@@ -51,6 +51,7 @@ MAX_EVENTS = 2000  # queued events a watcher may fall behind by before it is dro
 WRITE_WAIT = 10.0  # seconds one drain may take
 WORK_EVERY = 1.0  # seconds between checks of tasks, verdicts and reminders
 JUDGE_LOG = 60  # lines of the judge's log a snapshot carries
+RECENT = 50  # messages a snapshot carries
 
 
 def agent_view(agent: Agent) -> AgentView:
@@ -82,7 +83,10 @@ def snapshot_of(fleet: Fleet, problems: list[str] | None = None,
                     engine_pid=os.getpid(),
                     agents=[agent_view(a) for a in fleet.agents.values()],
                     hosts=[host_view(link) for link in fleet.links.values()],
-                    work=work_of(fleet), layout_problems=problems or [], layout_partly=partly)
+                    work=work_of(fleet),
+                    messages=[MessageView.model_validate(m, from_attributes=True)
+                              for m in fleet.store.messages(RECENT)],
+                    layout_problems=problems or [], layout_partly=partly)
 
 
 class Watcher:

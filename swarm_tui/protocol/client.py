@@ -122,10 +122,19 @@ class FleetView:
         self.agents: dict[str, AgentView] = {a.name: a for a in snapshot.agents}
         self.hosts: dict[str, HostView] = {h.name: h for h in snapshot.hosts}
         self.set_work(snapshot.work)
+        self.messages: list[MessageView] = list(snapshot.messages)
         self.layout_problems = list(snapshot.layout_problems)
         self.layout_partly = snapshot.layout_partly
         for gone in set(self.screens) - set(self.agents):
             del self.screens[gone]
+
+    def note_message(self, message: MessageView) -> None:
+        """Keep the recent messages current (a new one, or a new status of one we have)."""
+        for i, known in enumerate(self.messages):
+            if known.id == message.id:
+                self.messages[i] = message
+                return
+        self.messages = [*self.messages, message][-200:]
 
     def set_work(self, work: Work) -> None:
         self.work = work
@@ -240,6 +249,7 @@ class FleetClient:
             view.hosts[event.host.name] = event.host
             out.host_changed(event.host.name)
         elif isinstance(event, MessageChanged):
+            view.note_message(event.message)
             out.message_changed(event.message)
         elif isinstance(event, WorkChanged):
             view.set_work(event.work)

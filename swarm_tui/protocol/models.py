@@ -128,6 +128,7 @@ class Snapshot(_View):
     agents: list[AgentView]  # in tile order
     hosts: list[HostView]
     work: Work
+    messages: list[MessageView] = Field(default_factory=list)  # the most recent, oldest first
     layout_problems: list[str] = Field(default_factory=list)  # the last edit, not applied
     layout_partly: bool = False
 

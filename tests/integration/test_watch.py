@@ -51,6 +51,7 @@ async def test_two_watchers_see_each_other_and_only_their_screens(run) -> None:
     view2 = await two.connect(visible=["Bo"])
     try:
         assert list(view1.agents) == ["Ada", "Bo"] and view1.fleet == "watch"
+        assert view1.messages == []
         assert view1.agents["Ada"].state == "idle"
         await async_wait_until(lambda: "Ada" in view1.screens and "Bo" in view2.screens, 10,
                                "each watcher's screens")
@@ -63,6 +64,11 @@ async def test_two_watchers_see_each_other_and_only_their_screens(run) -> None:
         sent = await two.send(["Ada"], "hello from two")
         await async_wait_until(lambda: (sent[0].id, "delivered") in one.listener.messages, 20,
                                "watcher one to hear the delivery")
+        assert [(m.id, m.status) for m in view1.messages] == [(sent[0].id, "delivered")]
+        three = FleetClient(sock)
+        later = await three.connect()  # a watcher that comes later gets it in its snapshot
+        await three.close()
+        assert [(m.text, m.status) for m in later.messages] == [("hello from two", "delivered")]
         await async_wait_until(lambda: any("hello from two" in ln
                                            for ln in view1.screens.get("Ada", [])), 10,
                                "Ada's screen to show it to the watcher that shows Ada")
