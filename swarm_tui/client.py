@@ -50,7 +50,8 @@ def find_socket(fleet: str | None, run_dir: Path) -> Path:
     if fleet:
         path = run_dir / f"{fleet_slug(fleet)}.sock"
         if not path.exists():
-            raise NoEngine(f"no swarm is running fleet {fleet!r} (start it: swarm up {fleet})")
+            raise NoEngine(f"no engine runs fleet {fleet!r} here (`swarm ps` lists the running "
+                           "ones; `swarm up LAYOUT` starts one)")
         return path
     env = os.environ.get("SWARM_SOCKET")
     if env:
@@ -348,9 +349,11 @@ def cmd_send(args: argparse.Namespace, run_dir: Path) -> int:
     if failed:
         return 1
     if waiting:
+        one = len(waiting) == 1
         print(f"swarm: not delivered within {args.wait:g} s: {', '.join(waiting)} still "
-              "queued; they will be delivered, do not send them again (`swarm messages` "
-              "shows when)", file=sys.stderr)
+              f"queued; {'it' if one else 'they'} will be delivered, do not send "
+              f"{'it' if one else 'them'} again (`swarm messages` shows when)",
+              file=sys.stderr)
         return EXIT_STILL_QUEUED
     return 0
 

@@ -135,7 +135,7 @@ def stop(fleet: str | None, timeout: float = 30.0) -> str:
             raise SwarmError(f"the engine (pid {pid}) did not stop within {timeout:.0f} s")
         time.sleep(0.05)  # waiting for another process to exit: no event to wait on
     return (f"fleet {reply['fleet']!r}: engine (pid {pid}) stopped; its agents keep running "
-            f"(`swarm up` or `swarm ui` brings it back)")
+            f"(`swarm up {reply.get('layout', 'LAYOUT')}` brings the engine back)")
 
 
 def _alive(pid: int) -> bool:

@@ -9,6 +9,7 @@ journal, socket, until Ctrl-C, `swarm stop` or the fleet's end.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 from pathlib import Path
@@ -99,9 +100,15 @@ async def _run_fleet(loaded: Any, store: Any, log: Path | None) -> int:
         await fleet.start()
         fleet.watch()  # live reload of the layout file
         fleet.listener = Tee(LogListener(sys.stdout), server.watchers)
-        print(f"swarm: fleet {fleet.name!r} running headless with {len(fleet.agents)} "
-              f"agents (re-attached {len(fleet.agents) - len(fleet.created)}); Ctrl-C stops "
-              "watching, agents keep running", flush=True)
+        attached = len(fleet.agents) - len(fleet.created)
+        if log:  # started by `swarm up` in the background
+            print(f"swarm: engine of fleet {fleet.name!r} running in the background (pid "
+                  f"{os.getpid()}) with {len(fleet.agents)} agents (re-attached {attached}); "
+                  f"`swarm stop {fleet.name}` stops it, agents keep running", flush=True)
+        else:
+            print(f"swarm: fleet {fleet.name!r} running headless with {len(fleet.agents)} "
+                  f"agents (re-attached {attached}); Ctrl-C stops watching, agents keep "
+                  "running", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):

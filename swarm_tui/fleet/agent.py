@@ -69,6 +69,8 @@ class Agent:
             "question": r.question,
             "context_left": r.context_left,
             "last_output": self.last_output_wall,
+            # when the shown state began, as wall time (the tracker keeps monotonic time)
+            "state_since": time.time() - (time.monotonic() - self.tracker.since),
             "queued": self.pending,
             "oldest_queued": self.oldest_queued,
             "window": self.window,

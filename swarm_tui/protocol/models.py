@@ -40,6 +40,7 @@ class AgentView(_View):
     queued: int = 0
     oldest_queued: float | None = None  # wall time the oldest queued message was written
     last_output: float | None = None
+    state_since: float | None = None  # wall time the current state began
     window: str = ""
 
 

@@ -12,7 +12,6 @@ import subprocess
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult, SuspendNotSupported, SystemCommand
@@ -39,8 +38,6 @@ from swarm_tui.ui.reminders import RemindersScreen
 from swarm_tui.ui.sidebar import Sidebar
 from swarm_tui.ui.task_editor import TaskScreen
 from swarm_tui.ui.tiles import MIN_TILE_H, MIN_TILE_W, AgentTile, TileGrid
-
-T = TypeVar("T")
 
 
 def skill_request(text: str) -> tuple[str, dict[str, str], str]:

@@ -68,8 +68,8 @@ class EngineLink(App[str]):
         self.run_worker(run(), group="requests", exit_on_error=False)
 
     def _lost_line(self, why: str) -> Text:
-        offer = "; U starts it again" if self.start_engine is not None else ""
-        return Text(f"engine unreachable: {why}; retrying{offer}", no_wrap=True)
+        offer = ", U starts it again" if self.start_engine is not None else ""
+        return Text(f"engine unreachable (retrying{offer}): {why}", no_wrap=True)
 
     def action_start_engine(self) -> None:
         if self.client.connected:

@@ -9,6 +9,7 @@ in is an SSH tunnel to the head node (`ssh -L PORT:127.0.0.1:PORT HEAD`).
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
 import shlex
 import sys
@@ -27,6 +28,13 @@ class GuardedServer(Server):
     def __init__(self, command: str, host: str, port: int, title: str, token: str):
         super().__init__(command, host=host, port=port, title=title)
         self.token = token
+
+    def initialize_logging(self) -> None:
+        """Warnings only: an access log would print the token with every request."""
+        logging.basicConfig(level=logging.WARNING, format="swarm serve: %(message)s")
+
+    async def on_startup(self, app: web.Application) -> None:
+        pass  # textual-serve's banner names the URL without its token: ours is printed
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
@@ -55,5 +63,6 @@ def serve(fleet: str, host: str, port: int) -> int:
     if where == "127.0.0.1":
         print(f"swarm: from another machine: ssh -L {port}:127.0.0.1:{port} THIS-HOST, then "
               "open the same URL there", flush=True)
+    print("swarm: Ctrl-C stops serving (the engine goes on)", flush=True)
     server.serve()
     return 0

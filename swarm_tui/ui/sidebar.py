@@ -138,7 +138,9 @@ class Sidebar(Static):
         queue = ""
         if agent.queued:
             queue = f"✉{agent.queued}" + (f" {since(oldest, now)}" if oldest is not None else "")
-        quiet = since(agent.last_output, now) if agent.last_output is not None else ""
+        # how long it has waited on a prompt; else how long its screen has been quiet
+        waited = agent.state_since if agent.state == "needs-permission" else agent.last_output
+        quiet = since(waited, now) if waited is not None else ""
         # the state word goes first when room is short: the mark and colour still say it
         right = " ".join(p for p in (queue, state, quiet) if p)
         if len(right) + 4 + MIN_NAME > width:

@@ -40,8 +40,8 @@ async def test_send_wait_that_times_out_exits_3_and_says_it_stays_queued(sandbox
     assert late.stdout.strip() == ("#2 to Slow: still queued after 0.5 s: it stays in Slow's "
                                    "queue and will be delivered when Slow is ready")
     assert one_line_error(late) == (
-        "swarm: not delivered within 0.5 s: #2 still queued; they will be delivered, do not "
-        "send them again (`swarm messages` shows when)")
+        "swarm: not delivered within 0.5 s: #2 still queued; it will be delivered, do not "
+        "send it again (`swarm messages` shows when)")
     # and it is delivered, once
     await async_wait_until(lambda: sandbox.received("Slow") == ["first", "second"], 20,
                            "the queued message to arrive", fleet.screens)

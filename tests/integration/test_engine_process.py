@@ -54,7 +54,7 @@ def _check_listed_logged_stopped(sandbox: Sandbox, layout, starter: int) -> None
     assert sent.returncode == 0, sent.stderr
     logs = sandbox.swarm("logs", "bg")
     assert logs.returncode == 0
-    assert "running headless with 2 agents" in logs.stdout
+    assert "running in the background" in logs.stdout and "with 2 agents" in logs.stdout
     assert "human → Ada: delivered" in logs.stdout
 
     again = sandbox.swarm("up", str(layout), "--headless")
