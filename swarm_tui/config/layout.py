@@ -549,7 +549,12 @@ def resolve_layout(name_or_path: str) -> Path:
         cand = d / f"{name_or_path}.toml"
         if cand.exists():
             return cand
-    return p.with_suffix(".toml")
+    here = p.with_suffix(".toml")
+    if here.exists():
+        return here
+    looked = ", ".join(str(d) for d in [Path("."), *layout_dirs()])
+    raise ConfigError(f"no layout named {name_or_path!r} (looked in {looked}; `swarm layouts` "
+                      "lists them, or give a file's path)")
 
 
 def json_schema() -> str:

@@ -337,3 +337,17 @@ def test_talks_to_names_agents_or_roles(tmp_path: Path) -> None:
     assert agents["Boss"].talks_to == ()
     assert agents["Ann"].talks_to == ("boss",)
     assert agents["Bob"].talks_to == ("lead",)  # from [defaults]
+
+
+def test_an_unknown_layout_name_says_where_it_looked(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from swarm_tui.config.layout import resolve_layout
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        resolve_layout("nosuchlayout")
+    message = str(info.value)
+    assert message.startswith("no layout named 'nosuchlayout' (looked in .,")
+    assert "`swarm layouts` lists them" in message
+    (tmp_path / "mine.toml").write_text('[[agents]]\nname = "A"\n')
+    assert resolve_layout("mine") == Path("mine.toml")
