@@ -15,12 +15,10 @@ starts. Measured: 14-18 s a seed, ~170 s for the whole file.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
 import signal
-import socket
 import subprocess
 import threading
 from collections import Counter
@@ -32,6 +30,7 @@ import pytest
 
 from swarm_tui.testing import Headless, Sandbox, holds, mock_agent, swarm_argv, wait_until
 from tests.faults.ledger import Ledger, account
+from tests.faults.wire import journal_of, raw_request, summary
 
 pytestmark = pytest.mark.integration
 
@@ -51,27 +50,6 @@ MAYBE_RECORDED = re.compile(r"may (or may not )?have been (recorded|journaled|qu
 
 
 # ---------------------------------------------------------------------------- helpers
-def raw_request(path: Path, payload: dict[str, Any], timeout: float = 10.0
-                ) -> tuple[dict[str, Any] | None, str]:
-    """One JSON line to the fleet's socket; (reply, "") or (None, what went wrong)."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        sock.connect(str(path))
-        sock.sendall(json.dumps(payload).encode() + b"\n")
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    except OSError as exc:  # refused, no such file, reset, timeout
-        return None, f"{type(exc).__name__}: {exc}"
-    finally:
-        sock.close()
-    if not data:
-        return None, "closed without an answer"
-    return json.loads(data), ""
 
 
 def engine_answers(sandbox: Sandbox) -> bool:
@@ -87,14 +65,9 @@ def state(sandbox: Sandbox, agent: str) -> str | None:
 
 
 def journal(sandbox: Sandbox) -> list[dict[str, Any]]:
-    try:
-        return sandbox.journal(FLEET)
-    except Exception:  # noqa: BLE001 - not created yet, or locked for a moment
-        return []
+    return journal_of(sandbox, FLEET)
 
 
-def summary(rows: list[dict[str, Any]]) -> str:
-    return ", ".join(f"{s}={n}" for s, n in sorted(Counter(r["status"] for r in rows).items()))
 
 
 @dataclass

@@ -13,17 +13,15 @@ What should happen, and what these tests hold the product to:
 
 from __future__ import annotations
 
-import json
 import re
-import socket
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from swarm_tui.testing import Headless, Sandbox, mock_agent, wait_until
 from tests.faults.ledger import Ledger, account
+from tests.faults.wire import journal_of, raw_request, summary
 
 pytestmark = pytest.mark.integration
 
@@ -42,38 +40,12 @@ def prompt_of(agent: str) -> str:
     return f"You are {agent}: begin."
 
 
-def raw_request(path: Path, payload: dict[str, Any], timeout: float = 10.0
-                ) -> tuple[dict[str, Any] | None, str]:
-    """One JSON line to the fleet's socket; (reply, "") or (None, what went wrong)."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        sock.connect(str(path))
-        sock.sendall(json.dumps(payload).encode() + b"\n")
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    except OSError as exc:
-        return None, f"{type(exc).__name__}: {exc}"
-    finally:
-        sock.close()
-    if not data:
-        return None, "closed without an answer"
-    return json.loads(data), ""
 
 
 def journal(sandbox: Sandbox) -> list[dict[str, Any]]:
-    try:
-        return sandbox.journal(FLEET)
-    except Exception:  # noqa: BLE001 - not there yet, or busy for a moment
-        return []
+    return journal_of(sandbox, FLEET)
 
 
-def summary(rows: list[dict[str, Any]]) -> str:
-    return ", ".join(f"{s}={n}" for s, n in sorted(Counter(r["status"] for r in rows).items()))
 
 
 def rows_table(rows: list[dict[str, Any]]) -> str:
