@@ -19,7 +19,7 @@ import asyncssh
 
 from swarm_tui.config.hosts import parse_destination
 from swarm_tui.errors import SwarmError
-from swarm_tui.hosts.ssh import explain, ssh_config_paths
+from swarm_tui.hosts.ssh import connect_options, explain
 from swarm_tui.paths import fleet_slug
 
 BACKOFF_MAX = 10.0
@@ -49,12 +49,7 @@ class Tunnel:
         return self.local
 
     async def _connect(self) -> None:
-        options: dict[str, object] = {"config": ssh_config_paths(), "keepalive_interval": 5,
-                                      "keepalive_count_max": 3, "connect_timeout": 10}
-        if self.port:
-            options["port"] = self.port
-        if self.user:
-            options["username"] = self.user
+        options = connect_options(self.user, self.port, 5)
         try:
             conn = await asyncio.wait_for(asyncssh.connect(self.address, **options), 30)
         except (OSError, asyncssh.Error, TimeoutError) as exc:

@@ -38,6 +38,18 @@ def ssh_config_paths() -> list[str]:
     return [str(default)] if default.exists() else []
 
 
+def connect_options(user: str | None, port: int | None, keepalive: float) -> dict[str, object]:
+    """asyncssh.connect's options: the user's ssh config, a keepalive every `keepalive` s
+    (three missed: the link is down), a bounded connect."""
+    options: dict[str, object] = {"config": ssh_config_paths(), "keepalive_interval": keepalive,
+                                  "keepalive_count_max": 3, "connect_timeout": 10}
+    if port:
+        options["port"] = port
+    if user:
+        options["username"] = user
+    return options
+
+
 def explain(host: str, exc: BaseException) -> str:
     """One line a user can act on, for any failure to reach `host`."""
     if isinstance(exc, asyncssh.HostKeyNotVerifiable):
@@ -105,20 +117,10 @@ class SSHHost:
     async def connect(self) -> None:
         """Connect (keepalive on, host key checked), copy the client, forward the socket."""
         await self.close()
-        options: dict[str, object] = {
-            "config": ssh_config_paths(),
-            "keepalive_interval": 3,
-            "keepalive_count_max": 3,
-            "connect_timeout": 10,
-        }
-        if self.port:
-            options["port"] = self.port
-        if self.user:
-            options["username"] = self.user
         try:
             # the whole bring-up is bounded: a half-open link must not hang the fleet
             self.conn = await asyncio.wait_for(
-                asyncssh.connect(self.address, **options), 30)
+                asyncssh.connect(self.address, **connect_options(self.user, self.port, 3)), 30)
             await asyncio.wait_for(self._prepare(), 60)
         except (OSError, asyncssh.Error, TimeoutError) as exc:
             await self.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -359,12 +358,3 @@ class FleetClient:
         reply = await self.request({"op": "attach-argv", "agent": name})
         return [str(w) for w in reply["argv"]]
 
-
-def engine_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
