@@ -45,7 +45,8 @@ class Skill:
 
     def summary(self) -> dict[str, object]:
         return {"name": self.name, "description": self.description, "when": self.when,
-                "params": self.params, "path": str(self.path)}
+                "params": self.params, "path": str(self.path),
+                "preview": "\n".join(self.body.strip().splitlines()[:6])}
 
 
 def parse_skill(path: Path, text: str) -> Skill:

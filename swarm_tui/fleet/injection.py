@@ -250,20 +250,25 @@ class Injector:
         await asyncio.sleep(adapter.submit_delay)
         await control.run(f"send-keys -t {agent.pane} Enter")
         for attempt in range(2):
-            verdict = await self._verify(agent, before, message.text)
+            # a loaded machine redraws late: the rescue Enter's wait is twice the first
+            verdict, after = await self._verify(agent, before, message.text, 1 + attempt)
             if verdict is None:
                 return DELIVERED, "sent (this CLI's screen cannot confirm submission)"
             if verdict:
                 return DELIVERED, "" if attempt == 0 else "delivered after one rescue Enter"
             if attempt == 0:
                 await control.run(f"send-keys -t {agent.pane} Enter")
-        return FAILED, "text still in the input box after one rescue Enter"
+        if (agent.adapter.read(after).draft or "").strip():
+            return FAILED, "text still in the input box after one rescue Enter"
+        # the box is empty but the screen never showed the turn: typed, fate unknown
+        return UNCERTAIN, "the input box emptied but the screen did not show the message taken"
 
-    async def _verify(self, agent: Agent, before: list[str], text: str) -> bool | None:
-        deadline = time.monotonic() + agent.adapter.verify_timeout
+    async def _verify(self, agent: Agent, before: list[str], text: str,
+                      scale: float) -> tuple[bool | None, list[str]]:
+        deadline = time.monotonic() + agent.adapter.verify_timeout * scale
         while True:
             after = await self._capture(agent)
             verdict = agent.adapter.submitted(before, after, text)
             if verdict is None or verdict or time.monotonic() >= deadline:
-                return verdict
+                return verdict, after
             await asyncio.sleep(0.05)

@@ -31,6 +31,7 @@ from swarm_tui.protocol.models import (
     MessageView,
     Notice,
     ScreenChanged,
+    SkillView,
     Snapshot,
     TaskView,
     VerdictView,
@@ -353,6 +354,12 @@ class FleetClient:
     async def messages(self, limit: int = 200) -> list[MessageView]:
         reply = await self.request({"op": "messages", "limit": limit})
         return [MessageView.model_validate(m) for m in reply["messages"]]
+
+    async def skills(self) -> dict[str, SkillView]:
+        """The engine's skills by name (read from its files at each call: edits are live)."""
+        reply = await self.request({"op": "skills"})
+        found = [SkillView.model_validate(s) for s in reply["skills"]]
+        return {s.name: s for s in found}
 
     async def attach_argv(self, name: str) -> list[str]:
         reply = await self.request({"op": "attach-argv", "agent": name})

@@ -44,6 +44,16 @@ class AgentView(_View):
     window: str = ""
 
 
+class SkillView(_View):
+    """A skill as the engine's host has it (the engine renders skills for its agents, so a
+    view on another machine completes the engine's skills, not its own)."""
+
+    name: str
+    description: str = ""
+    params: dict[str, str | None] = Field(default_factory=dict)  # None: required
+    preview: str = ""  # the first lines of its body
+
+
 class GpuView(_View):
     index: int
     util: int

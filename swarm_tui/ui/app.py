@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
 
@@ -22,9 +22,8 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer, Label
 
-from swarm_tui.config.skills import load_skills
-from swarm_tui.protocol.client import FleetClient, FleetView
-from swarm_tui.protocol.models import MessageView
+from swarm_tui.protocol.client import FleetClient, FleetView, Refused, Unreachable
+from swarm_tui.protocol.models import MessageView, SkillView
 from swarm_tui.ui.bridge import LayoutNote, UiBridge
 from swarm_tui.ui.confirm import ConfirmScreen
 from swarm_tui.ui.help import HelpScreen, Section
@@ -40,13 +39,12 @@ from swarm_tui.ui.task_editor import TaskScreen
 from swarm_tui.ui.tiles import MIN_TILE_H, MIN_TILE_W, AgentTile, TileGrid
 
 
-def skill_request(text: str) -> tuple[str, dict[str, str], str]:
+def skill_request(text: str, skills: Mapping[str, object]) -> tuple[str, dict[str, str], str]:
     """What a prompt asks to send: `/skill k=v` on the first line is (skill, params, the
     lines after it), for the engine to render for each recipient; any other text is sent as
     written. Raises ValueError for a parameter not written name=value."""
     first, _, more = text.partition("\n")
     words = first[1:].split() if first.startswith("/") else []
-    skills, _ = load_skills()
     if not words or words[0] not in skills:
         return "", {}, text
     params = {}
@@ -101,6 +99,7 @@ class SwarmApp(EngineLink):
         self._retry: Timer | None = None  # reconnecting while the engine is away
         self._connecting = False
         self._asking = asyncio.Lock()  # one request at a time: the engine gets them in order
+        self.skills: dict[str, SkillView] = {}  # the engine's, fetched when a prompt opens
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -129,6 +128,7 @@ class SwarmApp(EngineLink):
         self._engine_note = self.query_one("#engine-note", Label)
         self._engine_note.display = False
         self.sub_title = f"fleet {self.view.fleet}"
+        self.run_worker(self._fetch_skills(), group="skills", exclusive=True)
         self.set_interval(FRAME, self._draw_changes)
         self.set_interval(1.0, self._draw_sidebar)
         self.call_after_refresh(self._relayout)
@@ -379,15 +379,26 @@ class SwarmApp(EngineLink):
             agent = self.view.agents.get(self.order[self.selected])
             start = next((i for i, t in enumerate(targets)
                           if i >= 2 and agent is not None and t.role == agent.role), 0)
-        self.push_screen(PromptScreen(targets, min(start, len(targets) - 1), text),
+        self.push_screen(PromptScreen(targets, min(start, len(targets) - 1), text, self.skills),
                          self._prompted)
+        self.run_worker(self._fetch_skills(), group="skills", exclusive=True)
+
+    async def _fetch_skills(self) -> None:
+        """The engine's skills (its files, read now: an edited skill is live at once)."""
+        try:
+            self.skills = await self.client.skills()
+        except (Refused, Unreachable):
+            return  # the last list stays; the engine's own line says why elsewhere
+        for screen in self.screen_stack:
+            if isinstance(screen, PromptScreen):
+                screen.skills_changed(self.skills)
 
     def _prompted(self, result: tuple[Target, str] | None) -> None:
         if result is None:
             return
         target, text = result
         try:
-            skill, params, rest = skill_request(text)
+            skill, params, rest = skill_request(text, self.skills)
         except ValueError as exc:
             self.notify(str(exc), severity="error")
             return
@@ -521,7 +532,7 @@ class SwarmApp(EngineLink):
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield from palette_commands(self, self.BINDINGS)
-        for skill in sorted(load_skills()[0].values(), key=lambda s: s.name):
+        for skill in sorted(self.skills.values(), key=lambda s: s.name):
             yield SystemCommand(f"Skill: {skill.name}", skill.description,
                                 partial(self.action_prompt, "selection", f"/{skill.name} "))
         for name in self.order:

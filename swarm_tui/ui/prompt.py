@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -11,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, TextArea
 
-from swarm_tui.config.skills import load_skills
+from swarm_tui.protocol.models import SkillView
 from swarm_tui.ui.fields import after_typed
 from swarm_tui.ui.keys import hint
 
@@ -37,11 +38,19 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, targets: list[Target], start: int = 0, text: str = "") -> None:
+    def __init__(self, targets: list[Target], start: int = 0, text: str = "",
+                 skills: Mapping[str, SkillView] | None = None) -> None:
         super().__init__()
         self.targets = targets
         self.index = start
         self.initial = text
+        self.skills = dict(skills or {})  # the engine's: it renders them
+
+    def skills_changed(self, skills: Mapping[str, SkillView]) -> None:
+        """The engine's current skills arrived (asked for when the prompt opened)."""
+        self.skills = dict(skills)
+        if self.is_mounted:
+            self._show_skill()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt-box"):
@@ -74,14 +83,14 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
         if word is None:
             box.display = False
             return
-        skills, _ = load_skills()
+        skills = self.skills
         box.display = True
         if word in skills:
             skill = skills[word]
             params = ", ".join(k if v is None else f"{k}={v}" for k, v in skill.params.items())
             preview = Text(f"/{skill.name}: {skill.description}"
                            + (f"  (params: {params})" if params else "") + "\n", style="bold")
-            preview.append("\n".join(skill.body.strip().splitlines()[:6]), style="grey62")
+            preview.append(skill.preview, style="grey62")
             box.update(preview)
             return
         matches = [s for name, s in sorted(skills.items()) if name.startswith(word)]
@@ -101,7 +110,7 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
     def _next_target(self) -> None:
         word = self._skill_word()
         if word is not None:
-            skills, _ = load_skills()
+            skills = self.skills
             matches = sorted(n for n in skills if n.startswith(word))
             if matches and word not in skills:
                 area = self.query_one(TextArea)

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from typing import Protocol
 
-from rich.text import Text
+from rich.text import Span, Text
 from textual import events
 from textual.message import Message
 from textual.widgets import Static
@@ -87,6 +87,7 @@ class Sidebar(Static):
     def __init__(self, **kwargs: object) -> None:
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self._rows: list[str] = []
+        self._drawn: tuple[str, list[Span]] | None = None
 
     def show(self, agents: list[AgentView], selected: str | None, marked: set[str],
              visible: set[str], links: dict[str, HostView],
@@ -125,7 +126,12 @@ class Sidebar(Static):
                 style = "red" if "incomplete" in note or "stopped" in note else "cyan"
                 text.append(f"   {note}"[:width] + "\n", style=style)
                 self._rows.append(agent.name)
-        self.update(text)
+        drawn = (text.plain, list(text.spans))
+        if drawn != self._drawn:
+            # a new layout only when the number of rows changed (it scrolls with them)
+            rows = None if self._drawn is None else self._drawn[0].count("\n")
+            self._drawn = drawn
+            self.update(text, layout=rows != text.plain.count("\n"))
 
     @staticmethod
     def _agent_line(agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,

@@ -51,8 +51,10 @@ def _segments(line: str) -> tuple[Segment, ...]:
     return tuple(seg for seg in text.render(_CONSOLE) if seg.text != "\n")
 
 
+@lru_cache(maxsize=8192)
 def line_strip(line: str, width: int) -> Strip:
-    """One captured line as a strip exactly `width` cells wide."""
+    """One captured line as a strip exactly `width` cells wide (strips are immutable: a line
+    that scrolls up a row is drawn from the same strip)."""
     return Strip(_segments(line)).crop_extend(0, width, None)
 
 

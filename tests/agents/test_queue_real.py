@@ -42,7 +42,8 @@ async def test_claude_with_hooks_types_what_was_queued_during_a_slow_turn(
     (third,) = run.fleet.send(["Ada"], "and this last one")
     await async_wait_until(lambda: _settled(run, [second.id, third.id]), 60,
                            "the queued messages to be typed after the slow turn", run.screens)
-    assert [run.store.message(i).status for i in (second.id, third.id)] == ["delivered"] * 2
+    rows = [run.store.message(i) for i in (second.id, third.id)]
+    assert [r.status for r in rows] == ["delivered"] * 2, (rows, run.screens())
     await async_wait_until(lambda: fake.user_texts()[-1:] == ["and this last one"], TURN,
                            "the model to get the last message", lambda: repr(fake.user_texts()))
     texts = fake.user_texts()

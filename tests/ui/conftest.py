@@ -21,6 +21,7 @@ from swarm_tui.protocol.models import (
     GpuView,
     HostView,
     MessageView,
+    SkillView,
     Snapshot,
     TaskView,
     VerdictView,
@@ -203,6 +204,11 @@ class FakeClient(FleetClient):
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.shown: list[set[str]] = []  # every set_visible, in order
         self.existing: set[str] = set()  # layout names save_target says exist
+        # the engine's skills: what its host has, whatever this machine has
+        self.engine_skills = {s.name: s for s in (
+            SkillView(name="thermonuclear-review", description="review hard",
+                      params={"rounds": "1"}, preview="Review the change…"),
+            SkillView(name="only-on-the-head-node", description="a skill this machine lacks"))}
 
     @property
     def connected(self) -> bool:
@@ -256,6 +262,10 @@ class FakeClient(FleetClient):
     async def attach_argv(self, name: str) -> list[str]:
         self._asked("attach-argv", name=name)
         return []
+
+    async def skills(self) -> dict[str, SkillView]:
+        self._asked("skills")
+        return dict(self.engine_skills)
 
 
 SCREEN = """\x1b[1m✻ mock-agent 1.0 · mock-1 · {name}\x1b[0m

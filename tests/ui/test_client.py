@@ -60,6 +60,26 @@ async def test_a_skill_is_sent_by_name_for_the_engine_to_render(tmp_path: Path) 
                                            "skill": "", "params": {}}
 
 
+async def test_skills_are_the_engines_not_this_machines(tmp_path: Path) -> None:
+    """A view on a laptop completes and sends the skills of the engine's host."""
+    client = FakeClient(still_fleet(tmp_path, count=2))
+    del client.engine_skills["thermonuclear-review"]  # shipped here, not on that engine
+    app = SwarmApp(client)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(lambda: client.asked("skills"), what="the engine's skills asked for")
+        await pilot.press("i", *"/only-on", "tab")
+        preview = app.screen.query_one("#prompt-skill", Static)
+        await until(lambda: "a skill this machine lacks" in str(preview.render()),
+                    what="the engine's skill completed and previewed",
+                    detail=lambda: str(preview.render()))
+        await pilot.press("enter")
+        await until(lambda: client.asked("send"), what="the send")
+        assert client.asked("send")[0]["skill"] == "only-on-the-head-node"
+        await pilot.press("i", *"/thermonuclear-review", "enter")  # only this machine has it
+        await until(lambda: len(client.asked("send")) == 2, what="the second send")
+        assert client.asked("send")[1]["skill"] == ""
+
+
 class Refusing(FakeClient):
     """An engine that refuses every message and is gone for everything else."""
 
