@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.containers import Container
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
@@ -103,6 +103,7 @@ class AgentTile(Widget):
         self.view = view
         self.name_shown: str | None = None
         self._lines: list[str] = []
+        self._rows: dict[object, Strip] = {}  # finished rows of the last render, by content
 
     @property
     def agent(self) -> AgentView | None:
@@ -147,6 +148,34 @@ class AgentTile(Widget):
         if 0 <= i < len(self._lines):
             return line_strip(self._lines[i], width)
         return Strip([Segment(" " * width, Style())])
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The tile's rows, each rendered once (border, padding, styles) and then reused
+        while it scrolls up the tile: an agent printing a line costs one new row, not a
+        whole tile. A row is keyed by what it shows and by every style that draws it."""
+        width, height = self.outer_size
+        styles = self.styles
+        look = (width, styles.border, styles.tint, self.background_colors, self.opacity,
+                tuple(id(f) for f in self.get_line_filters()))
+        top = self.content_region.y - self.region.y
+        inner = self.content_region.height
+        rows: dict[object, Strip] = {}
+        out = []
+        for y in crop.line_range:
+            if top <= y < top + inner:  # bottom-aligned, as render_line draws it
+                i = len(self._lines) - inner + y - top
+                key: object = (look, self._lines[i] if 0 <= i < len(self._lines) else None)
+            else:
+                key = (look, height, y, str(self.border_title), str(self.border_subtitle))
+            strip = rows.get(key) or self._rows.get(key)
+            if strip is None:
+                strip = super().render_lines(Region(0, y, width, 1))[0]
+            rows[key] = strip
+            out.append(strip)
+        self._rows = rows
+        if crop.x or crop.width != width:
+            out = [strip.crop(crop.x, crop.right) for strip in out]
+        return out
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return container.height
