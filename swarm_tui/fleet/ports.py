@@ -3,13 +3,13 @@ take these narrow interfaces (the engine satisfies them), so neither imports the
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from swarm_tui.config.layout import LoadedLayout
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import FleetListener
 from swarm_tui.fleet.link import HostLink
-from swarm_tui.fleet.store import Message, Store
+from swarm_tui.fleet.store import Message, Store, Task
 
 
 class Roster(Protocol):
@@ -38,7 +38,7 @@ class TaskHost(Roster, Protocol):
 
 
 class CurrentTask(Protocol):
-    def current(self, agent: str) -> dict[str, Any] | None: ...
+    def current(self, agent: str) -> Task | None: ...
 
 
 class ReminderHost(Roster, Protocol):

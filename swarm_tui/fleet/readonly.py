@@ -27,10 +27,13 @@ def messages_reply(store: Store, limit: int) -> dict[str, Any]:
 
 
 def tasks_reply(store: Store) -> dict[str, Any]:
-    tasks = store.tasks()
-    for task in tasks:
-        task["verdicts"] = store.verdicts(int(task["id"]))
-    return {"ok": True, "tasks": tasks}
+    return {"ok": True, "tasks": [{**asdict(t), "verdicts": store.verdicts(t.id)}
+                                  for t in store.tasks()]}
+
+
+def reminders_list(store: Store) -> list[dict[str, Any]]:
+    """Every reminder, as `swarm remind` prints it (the journal's row)."""
+    return [asdict(r) for r in store.reminders()]
 
 
 def skills_reply(show: str) -> dict[str, Any]:
@@ -79,7 +82,7 @@ def answer(fleet: str | None, payload: dict[str, Any]) -> dict[str, Any] | None:
                 return messages_reply(store, int(payload.get("limit", 50)))
             if op == "tasks":
                 return tasks_reply(store)
-            return {"ok": True, "reminders": store.reminders()}
+            return {"ok": True, "reminders": reminders_list(store)}
         finally:
             store.close()
     except sqlite3.Error as exc:  # unreadable, locked, written by another version

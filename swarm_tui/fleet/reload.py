@@ -18,7 +18,7 @@ from swarm_tui.agents import adapter_for
 from swarm_tui.config.layout import LoadedLayout, load_layout
 from swarm_tui.errors import ConfigError, SwarmError
 from swarm_tui.fleet.agent import Agent
-from swarm_tui.fleet.reminders import spec_fields
+from swarm_tui.fleet.reminders import new_reminder
 from swarm_tui.fleet.tracker import StateTracker
 
 if TYPE_CHECKING:
@@ -90,16 +90,15 @@ async def apply_layout(fleet: Fleet, new: LoadedLayout) -> list[str]:
 
 def _reminders(fleet: Fleet, new: LoadedLayout) -> list[str]:
     wanted = {f"layout:{i}:{r.model_dump_json()}": r for i, r in enumerate(new.layout.reminders)}
-    have = {str(r["key"]): r for r in fleet.store.reminders()
-            if str(r["key"]).startswith("layout:")}
+    have = {r.key: r for r in fleet.store.reminders() if r.key.startswith("layout:")}
     out = []
     for key, row in have.items():
         if key not in wanted:
-            fleet.store.delete_reminder(int(str(row["id"])))
-            out.append(f"reminder #{row['id']} removed")
+            fleet.store.delete_reminder(row.id)
+            out.append(f"reminder #{row.id} removed")
     for key, spec in wanted.items():
         if key not in have:
-            fleet.store.upsert_reminder(key, spec_fields(spec, fleet.reminders.clock()))
+            fleet.store.upsert_reminder(key, new_reminder(spec, fleet.reminders.clock()))
             out.append(f"reminder to {spec.to} added")
     return out
 

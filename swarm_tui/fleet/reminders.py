@@ -15,13 +15,13 @@ import asyncio
 import datetime as dt
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from swarm_tui.agents.base import AgentState
 from swarm_tui.config.skills import skill_text
 from swarm_tui.config.work import ReminderSpec, seconds
 from swarm_tui.errors import SwarmError
-from swarm_tui.fleet.store import Message
+from swarm_tui.fleet.store import Message, NewReminder, Reminder, ReminderAction, ReminderKind
 
 if TYPE_CHECKING:
     from swarm_tui.fleet.agent import Agent
@@ -39,14 +39,16 @@ def next_time_of_day(at: str, now: float) -> float:
     return when.timestamp()
 
 
-def spec_fields(spec: ReminderSpec, now: float) -> dict[str, Any]:
-    kind = "every" if spec.every else "idle" if spec.idle else "at"
-    period = seconds(spec.every or spec.idle) if kind != "at" else 0.0
-    due = now + period if kind == "every" else next_time_of_day(spec.at, now) \
-        if kind == "at" else 0.0
-    return {"target": spec.to, "kind": kind, "period": period, "at": spec.at,
-            "text": spec.text, "skill": spec.skill, "paused": 0, "next_due": due,
-            "action": spec.action}
+def new_reminder(spec: ReminderSpec, now: float) -> NewReminder:
+    """A layout's or `swarm remind add`'s reminder as the journal takes it, first due after
+    `now`."""
+    kind = ReminderKind.EVERY if spec.every else ReminderKind.IDLE if spec.idle else \
+        ReminderKind.AT
+    period = seconds(spec.every or spec.idle) if kind != ReminderKind.AT else 0.0
+    due = now + period if kind == ReminderKind.EVERY else next_time_of_day(spec.at, now) \
+        if kind == ReminderKind.AT else 0.0
+    return NewReminder(target=spec.to, kind=kind, period=period, at=spec.at, text=spec.text,
+                       skill=spec.skill, next_due=due, action=ReminderAction(spec.action))
 
 
 class Reminders:
@@ -61,13 +63,12 @@ class Reminders:
         now = self.clock()
         for i, spec in enumerate(self.fleet.loaded.layout.reminders):
             key = f"layout:{i}:{spec.model_dump_json()}"
-            self.store.upsert_reminder(key, spec_fields(spec, now))
+            self.store.upsert_reminder(key, new_reminder(spec, now))
 
     def add(self, spec: ReminderSpec) -> int:
         self.targets(spec.to)  # unknown targets fail now, not at 3 am
         key = f"cli:{time.time_ns()}"
-        self.store.upsert_reminder(key, spec_fields(spec, self.clock()))
-        return int(next(r["id"] for r in self.store.reminders() if r["key"] == key))
+        return self.store.upsert_reminder(key, new_reminder(spec, self.clock()))
 
     def targets(self, to: str) -> list[Agent]:
         if to == "all":
@@ -93,15 +94,15 @@ class Reminders:
         if not message.sender.startswith("reminder:"):
             return ""
         rid = int(message.sender.split(":", 1)[1])
-        row = next((r for r in self.store.reminders() if r["id"] == rid), None)
+        row = self.store.reminder(rid)
         if row is None:
             return f"reminder #{rid} was removed"
-        if row["paused"]:
+        if row.paused:
             return f"reminder #{rid} is paused"
-        if row.get("action") != "fresh" and self._all_done(agent):
+        if row.action != ReminderAction.FRESH and self._all_done(agent):
             return f"every task of {agent.name} is done"
         since = self._idle_since.get(agent.name)
-        if row["kind"] == "idle" and since is not None and since > message.created:
+        if row.kind == ReminderKind.IDLE and since is not None and since > message.created:
             # its idle stretch began after the reminder was written: the stall it was
             # about ended (the agent worked since)
             return f"{agent.name} went back to work after this stall reminder was queued"
@@ -121,23 +122,23 @@ class Reminders:
                 out[agent.name] = due
         return out
 
-    def _countdown(self, agent: Agent, rows: list[dict[str, Any]], now: float) -> float | None:
+    def _countdown(self, agent: Agent, rows: list[Reminder], now: float) -> float | None:
         best: float | None = None
         for r in rows:
-            if r["paused"]:
+            if r.paused:
                 continue
             try:
-                if agent not in self.targets(str(r["target"])):
+                if agent not in self.targets(r.target):
                     continue
             except SwarmError:
                 continue
-            if r["kind"] == "idle":
+            if r.kind == ReminderKind.IDLE:
                 since = self._idle_since.get(agent.name)
-                if since is None or self._idle_fired.get((int(r["id"]), agent.name)) == since:
+                if since is None or self._idle_fired.get((r.id, agent.name)) == since:
                     continue
-                due = since + float(str(r["period"]))
+                due = since + r.period
             else:
-                due = float(str(r["next_due"]))
+                due = r.next_due
             best = due - now if best is None else min(best, due - now)
         return None if best is None else max(0.0, best)
 
@@ -147,45 +148,43 @@ class Reminders:
         now = self.clock()
         fired: list[tuple[int, str]] = []
         for r in self.store.reminders():
-            if r["paused"]:
+            if r.paused:
                 continue
-            rid = int(r["id"])
+            rid = r.id
             try:
-                agents = self.targets(str(r["target"]))
+                agents = self.targets(r.target)
             except SwarmError:
                 continue
-            if r["kind"] == "idle":
+            if r.kind == ReminderKind.IDLE:
                 for agent in agents:
                     since = self._idle_since.get(agent.name)
-                    if since is None or now - since < float(str(r["period"])):
+                    if since is None or now - since < r.period:
                         continue
                     if self._idle_fired.get((rid, agent.name)) == since:
                         continue  # once per idle stretch
                     self._idle_fired[(rid, agent.name)] = since
                     fired += self._fire(r, [agent])
-            elif now >= float(str(r["next_due"])):
-                nxt = now + float(str(r["period"])) if r["kind"] == "every" \
-                    else next_time_of_day(str(r["at"]), now)
+            elif now >= r.next_due:
+                nxt = now + r.period if r.kind == ReminderKind.EVERY \
+                    else next_time_of_day(r.at, now)
                 self.store.update_reminder(rid, next_due=nxt)
                 fired += self._fire(r, agents)
         return fired
 
     def fire_now(self, rid: int) -> list[tuple[int, str]]:
-        row = next((r for r in self.store.reminders() if r["id"] == rid), None)
-        if row is None:
-            raise SwarmError(f"no reminder #{rid} (see `swarm remind list`)")
-        return self._fire(row, self.targets(str(row["target"])))
+        row = self._row(rid)
+        return self._fire(row, self.targets(row.target))
 
-    def _fire(self, r: dict[str, Any], agents: list[Agent]) -> list[tuple[int, str]]:
-        rid = int(str(r["id"]))
+    def _fire(self, r: Reminder, agents: list[Agent]) -> list[tuple[int, str]]:
+        rid = r.id
         sender = f"reminder:{rid}"
         out = []
         for agent in agents:
             if agent.state in (AgentState.EXITED, AgentState.UNREACHABLE):
                 continue
-            if r.get("action") != "fresh" and self._all_done(agent):
+            if r.action != ReminderAction.FRESH and self._all_done(agent):
                 continue  # finished: nothing to remind it of
-            if r.get("action") == "fresh":
+            if r.action == ReminderAction.FRESH:
                 self.fleet.fresh(agent.name)  # a scheduled fresh start
                 out.append((rid, agent.name))
                 continue
@@ -194,11 +193,10 @@ class Reminders:
                 continue  # the last one has not been typed yet: collapse
             task = self.fleet.tasks.current(agent.name)
             values = {"agent": agent.name, "focus": agent.focus or "(none)",
-                      "task": str(task["spec"]).splitlines()[0] if task else agent.focus}
-            text = skill_text(str(r["skill"]), values) if r["skill"] else \
-                skill_text("", values, fallback=str(r["text"]))
-            self.fleet.send([agent.name], text, sender=sender,
-                            task=int(str(task["id"])) if task else 0)
+                      "task": task.spec.splitlines()[0] if task else agent.focus}
+            text = skill_text(r.skill, values) if r.skill else \
+                skill_text("", values, fallback=r.text)
+            self.fleet.send([agent.name], text, sender=sender, task=task.id if task else 0)
             out.append((rid, agent.name))
         return out
 
@@ -210,11 +208,11 @@ class Reminders:
     # ------------------------------------------------------------------ control
     def pause(self, rid: int, paused: bool) -> None:
         self._row(rid)
-        self.store.update_reminder(rid, paused=int(paused))
+        self.store.update_reminder(rid, paused=paused)
 
     def snooze(self, rid: int, secs: float) -> None:
         row = self._row(rid)
-        due = max(float(str(row["next_due"])), self.clock()) + secs
+        due = max(row.next_due, self.clock()) + secs
         self.store.update_reminder(rid, next_due=due)
 
     def remove(self, rid: int) -> None:
@@ -225,8 +223,8 @@ class Reminders:
         self._row(rid)
         self.store.update_reminder(rid, text=text, skill="")
 
-    def _row(self, rid: int) -> dict[str, Any]:
-        row = next((r for r in self.store.reminders() if r["id"] == rid), None)
+    def _row(self, rid: int) -> Reminder:
+        row = self.store.reminder(rid)
         if row is None:
             raise SwarmError(f"no reminder #{rid} (see `swarm remind list`)")
         return row

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from swarm_tui.config.layout import AGENT_NAME, is_shipped, parse_layout, user_layouts_dir
 from swarm_tui.config.toml_out import dumps
 from swarm_tui.errors import ConfigError
-from swarm_tui.fleet.tasks import OPEN_TASK
+from swarm_tui.fleet.store import OPEN_TASK, ReminderAction, ReminderKind
 
 if TYPE_CHECKING:
     from swarm_tui.fleet.engine import Fleet
@@ -67,28 +67,27 @@ def layout_data(fleet: Fleet, name: str, folder: Path | None = None) -> dict[str
     tasks: dict[str, list[dict[str, Any]]] = {}
     for name in fleet.agents:
         for t in fleet.store.tasks(name):
-            if t["status"] in OPEN_TASK:
-                row = {"spec": t["spec"], "verify": t["verify"], "judge": t["judge"],
-                       "judge_command": t["judge_command"], "max_rounds": t["max_rounds"],
-                       "max_minutes": t["max_minutes"],
-                       "review_on_idle": bool(t["review_on_idle"]),
-                       "verify_timeout": t["verify_timeout"],
+            if t.status in OPEN_TASK:
+                row = {"spec": t.spec, "verify": t.verify, "judge": t.judge,
+                       "judge_command": t.judge_command, "max_rounds": t.max_rounds,
+                       "max_minutes": t.max_minutes, "review_on_idle": t.review_on_idle,
+                       "verify_timeout": t.verify_timeout,
                        # the same fleet loading this file finds the task in its journal
-                       "journal_id": t["id"]}
+                       "journal_id": t.id}
                 tasks.setdefault(name, []).append({k: v for k, v in row.items() if v != ""})
     if tasks:
         data["tasks"] = tasks
     reminders = []
     for r in fleet.store.reminders():
-        spec: dict[str, Any] = {"to": r["target"]}
-        if r["kind"] == "at":
-            spec["at"] = r["at"]
+        spec: dict[str, Any] = {"to": r.target}
+        if r.kind == ReminderKind.AT:
+            spec["at"] = r.at
         else:
-            spec[str(r["kind"])] = _duration(float(str(r["period"])))
-        if r.get("action") == "fresh":
-            spec["action"] = "fresh"
+            spec[r.kind.value] = _duration(r.period)
+        if r.action == ReminderAction.FRESH:
+            spec["action"] = ReminderAction.FRESH.value
         else:
-            spec["skill" if r["skill"] else "text"] = r["skill"] or r["text"]
+            spec["skill" if r.skill else "text"] = r.skill or r.text
         reminders.append(spec)
     data["reminders"] = reminders
     if not reminders:

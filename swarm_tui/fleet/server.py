@@ -25,8 +25,8 @@ from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.fleet.identity import peer_pid
-from swarm_tui.fleet.readonly import messages_reply, skills_reply, tasks_reply
-from swarm_tui.fleet.store import OPEN
+from swarm_tui.fleet.readonly import messages_reply, reminders_list, skills_reply, tasks_reply
+from swarm_tui.fleet.store import OPEN, NewTask
 from swarm_tui.fleet.watchers import Watchers
 from swarm_tui.protocol.models import VERSION
 from swarm_tui.protocol.requests import (
@@ -310,19 +310,17 @@ class FleetServer:
             return {"ok": True, "agent": sender, "state": state}
         if isinstance(req, AddTask):
             self._may(sender, "tasks", req.agent, "give another agent a task")
-            tid = fleet.tasks.add(req.agent, {"spec": req.spec, "verify": req.verify,
-                                              "judge": req.judge,
-                                              "judge_command": req.judge_command,
-                                              "review_on_idle": int(req.review_on_idle),
-                                              "max_rounds": req.max_rounds},
-                                  origin=f"cli:{sender}")
+            tid = fleet.tasks.add(req.agent, NewTask(
+                spec=req.spec, verify=req.verify, judge=req.judge,
+                judge_command=req.judge_command, review_on_idle=req.review_on_idle,
+                max_rounds=req.max_rounds), origin=f"cli:{sender}")
             return {"ok": True, "task": tid}
         if isinstance(req, Done):
             if sender == "human":
                 raise SwarmError("swarm done runs in the agent's own pane (it needs the "
                                  "agent's SWARM_TOKEN); a human can run `swarm judge NAME`")
             task = fleet.tasks.done(sender, req.note)
-            return {"ok": True, "agent": sender, "task": task["id"]}
+            return {"ok": True, "agent": sender, "task": task.id}
         if isinstance(req, Judge):
             return {"ok": True, "task": fleet.tasks.review(req.agent)}
         if isinstance(req, Tasks):
@@ -392,7 +390,7 @@ class FleetServer:
         for agent in self.fleet.resolve(targets):
             task = self.fleet.tasks.current(agent.name)
             values = {"agent": agent.name, "focus": agent.focus or "(none)",
-                      "task": str(task["spec"]) if task else agent.focus or "(none)",
+                      "task": task.spec if task else agent.focus or "(none)",
                       **req.params}
             text = skill.render(values)
             if req.text:
@@ -423,7 +421,7 @@ class FleetServer:
             rem.remove(req.id)
         elif req.action == "edit":
             rem.edit(req.id, req.text)
-        return {"reminders": self.fleet.store.reminders()}
+        return {"reminders": reminders_list(self.fleet.store)}
 
     async def _wait_delivered(self, ids: list[int], timeout: float) -> None:
         deadline = time.monotonic() + timeout

@@ -1,20 +1,24 @@
-"""The fleet's SQLite journal: messages (queued before delivery), tokens, focus history.
+"""The fleet's SQLite journal: messages (queued before delivery), tokens, focus history,
+tasks and reminders.
 
 WAL mode, one writer (the engine). A message is written as `queued` before anything is typed,
-so a crash of swarm loses nothing: on restart the queue resumes from here.
+so a crash of swarm loses nothing: on restart the queue resumes from here. Rows come back as
+frozen dataclasses built by column name (`Message`, `Task`, `Reminder`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS agents (
@@ -102,6 +106,135 @@ class Message:
     updated: float
     detail: str
     task: int = 0  # the task this message is about (its prompt, a re-prompt, a reminder)
+
+
+class TaskStatus(StrEnum):
+    """Where a task is (the journal stores the value; it equals the plain string)."""
+
+    PENDING = "pending"  # its prompt not delivered yet
+    IN_PROGRESS = "in-progress"
+    CLAIMED = "claimed-done"  # the worker ran `swarm done`; a review follows
+    JUDGING = "judging"
+    INCOMPLETE = "incomplete"  # sent back with the judge's reasons
+    COMPLETE = "complete"
+    STOPPED = "stopped"  # a loop limit, or a prompt that could not be delivered
+    NO_VERDICT = "no-verdict"
+
+
+OPEN_TASK = frozenset(TaskStatus) - {TaskStatus.COMPLETE, TaskStatus.STOPPED}
+_RESET = tuple(sorted(OPEN_TASK - {TaskStatus.PENDING}))  # back to pending after a stop
+
+
+class ReminderKind(StrEnum):
+    EVERY = "every"  # every `period` seconds
+    IDLE = "idle"  # after `period` seconds idle (the stall watchdog)
+    AT = "at"  # at a time of day, `at` (HH:MM)
+
+
+class ReminderAction(StrEnum):
+    MESSAGE = "message"  # type the text or skill into the agent
+    FRESH = "fresh"  # a scheduled fresh start
+
+
+@dataclass(frozen=True, slots=True)
+class NewTask:
+    """A task as it is given (layout, `swarm task`, the UI); the store adds the rest."""
+
+    spec: str
+    verify: str = ""
+    verify_timeout: float = 600.0
+    judge: str = ""
+    judge_command: str = ""
+    max_rounds: int = 5
+    max_minutes: float = 240.0
+    review_on_idle: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A row of `tasks`."""
+
+    id: int
+    agent: str
+    position: int  # its place in the agent's queue
+    spec: str
+    verify: str
+    verify_timeout: float
+    judge: str
+    judge_command: str
+    max_rounds: int
+    max_minutes: float
+    review_on_idle: bool
+    status: TaskStatus
+    rounds: int
+    reasons: str
+    origin: str
+    created: float
+    started: float
+    updated: float
+    prompt: int = 0  # the message carrying its prompt while that is on its way (0: none)
+
+    def __post_init__(self) -> None:  # from SQLite: a plain string and an integer
+        object.__setattr__(self, "status", TaskStatus(self.status))
+        object.__setattr__(self, "review_on_idle", bool(self.review_on_idle))
+
+
+@dataclass(frozen=True, slots=True)
+class NewReminder:
+    """A reminder as it is scheduled; the store adds its id."""
+
+    target: str  # an agent's name, 'role:NAME' or 'all'
+    kind: ReminderKind
+    period: float = 0.0
+    at: str = ""
+    text: str = ""
+    skill: str = ""
+    next_due: float = 0.0  # wall time (every, at)
+    action: ReminderAction = ReminderAction.MESSAGE
+
+
+@dataclass(frozen=True, slots=True)
+class Reminder:
+    """A row of `reminders`."""
+
+    id: int
+    key: str  # `layout:<index>:<spec>` or `cli:<time>`: a layout's reminder is written once
+    target: str
+    kind: ReminderKind
+    period: float
+    at: str
+    text: str
+    skill: str
+    paused: bool
+    next_due: float
+    action: ReminderAction = ReminderAction.MESSAGE
+
+    def __post_init__(self) -> None:  # from SQLite: plain strings and an integer
+        object.__setattr__(self, "kind", ReminderKind(self.kind))
+        object.__setattr__(self, "action", ReminderAction(self.action))
+        object.__setattr__(self, "paused", bool(self.paused))
+
+
+_Row = TypeVar("_Row", Message, Task, Reminder)
+_TASK_COLUMNS = frozenset(f.name for f in dataclasses.fields(Task))
+_REMINDER_COLUMNS = frozenset(f.name for f in dataclasses.fields(Reminder))
+
+
+def _rows(kind: type[_Row], cur: sqlite3.Cursor) -> list[_Row]:
+    """The cursor's rows (of `SELECT *`) as `kind`, by column name: the table's column order
+    does not matter, and a column the dataclass does not know (a journal written by a newer
+    swarm, read with `Store.read_only`) is left out."""
+    names = [d[0] for d in cur.description]
+    known = {f.name for f in dataclasses.fields(kind)}
+    return [kind(**{n: v for n, v in zip(names, r, strict=True) if n in known})
+            for r in cur.fetchall()]
+
+
+def _set_clause(fields: dict[str, object], columns: frozenset[str], table: str) -> str:
+    unknown = set(fields) - columns
+    if unknown or not fields:
+        raise ValueError(f"{table}: no column(s) {sorted(unknown)} to update")
+    return ", ".join(f"{k}=?" for k in fields)
 
 
 class Store:
@@ -253,9 +386,9 @@ class Store:
         where, args = (" AND agent=?", (agent,)) if agent else ("", ())
         with self._transaction():
             n = self.db.execute(
-                "UPDATE tasks SET status='pending', prompt=0, updated=?, reasons=? WHERE (status "
-                "IN ('in-progress','claimed-done','judging','incomplete','no-verdict') OR "
-                f"(status='pending' AND prompt!=0)){where}", (time.time(), reason, *args))
+                "UPDATE tasks SET status=?, prompt=0, updated=?, reasons=? WHERE (status IN "
+                f"({','.join('?' * len(_RESET))}) OR (status=? AND prompt!=0)){where}",
+                (TaskStatus.PENDING, time.time(), reason, *_RESET, TaskStatus.PENDING, *args))
         return int(n.rowcount)
 
     def oldest_open(self) -> dict[str, float]:
@@ -265,25 +398,24 @@ class Store:
         return {str(r): float(c) for r, c in rows}
 
     def open_messages(self, recipient: str) -> list[Message]:
-        rows = self.db.execute(
+        return _rows(Message, self.db.execute(
             "SELECT * FROM messages WHERE recipient=? AND status IN (?,?) ORDER BY id",
-            (recipient, *OPEN),
-        ).fetchall()
-        return [Message(*r) for r in rows]
+            (recipient, *OPEN)))
 
     def message(self, msg_id: int) -> Message | None:
-        row = self.db.execute("SELECT * FROM messages WHERE id=?", (msg_id,)).fetchone()
-        return Message(*row) if row else None
+        rows = _rows(Message, self.db.execute("SELECT * FROM messages WHERE id=?", (msg_id,)))
+        return rows[0] if rows else None
 
     def messages(self, limit: int = 200) -> list[Message]:
-        rows = self.db.execute(
-            "SELECT * FROM messages ORDER BY id DESC LIMIT ?", (limit,)
-        ).fetchall()
-        return [Message(*r) for r in reversed(rows)]
+        rows = _rows(Message, self.db.execute(
+            "SELECT * FROM messages ORDER BY id DESC LIMIT ?", (limit,)))
+        return rows[::-1]
 
     # ------------------------------------------------------------------- tasks
-    def add_task(self, agent: str, fields: dict[str, object], origin: str) -> int:
+    def add_task(self, agent: str, task: NewTask, origin: str) -> int:
+        """The task, last in the agent's queue; returns its id."""
         now = time.time()
+        fields = dataclasses.asdict(task)
         row = self.db.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE agent=?",
                               (agent,)).fetchone()
         cols = ["agent", "position", "origin", "created", "updated", *fields]
@@ -292,21 +424,19 @@ class Store:
             f"INSERT INTO tasks({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", vals)
         return int(cur.lastrowid or 0)
 
-    def tasks(self, agent: str | None = None) -> list[dict[str, Any]]:
+    def tasks(self, agent: str | None = None) -> list[Task]:
+        """The tasks of one agent, or of all, in queue order."""
         q = "SELECT * FROM tasks" + (" WHERE agent=?" if agent else "") + \
             " ORDER BY agent, position"
-        cur = self.db.execute(q, (agent,) if agent else ())
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+        return _rows(Task, self.db.execute(q, (agent,) if agent else ()))
 
-    def task(self, task_id: int) -> dict[str, Any] | None:
-        cur = self.db.execute("SELECT * FROM tasks WHERE id=?", (task_id,))
-        names = [d[0] for d in cur.description]
-        r = cur.fetchone()
-        return dict(zip(names, r, strict=True)) if r else None
+    def task(self, task_id: int) -> Task | None:
+        rows = _rows(Task, self.db.execute("SELECT * FROM tasks WHERE id=?", (task_id,)))
+        return rows[0] if rows else None
 
     def update_task(self, task_id: int, **fields: object) -> None:
-        sets = ", ".join(f"{k}=?" for k in fields)
+        """Set columns of a task (by their names in `Task`); `updated` is set to now."""
+        sets = _set_clause(fields, _TASK_COLUMNS - {"id", "updated"}, "tasks")
         self.db.execute(f"UPDATE tasks SET {sets}, updated=? WHERE id=?",
                         (*fields.values(), time.time(), task_id))
 
@@ -329,20 +459,27 @@ class Store:
         return [(float(t), str(j), str(v), str(r)) for t, j, v, r in rows]
 
     # --------------------------------------------------------------- reminders
-    def upsert_reminder(self, key: str, fields: dict[str, object]) -> None:
-        """Insert a reminder unless one with this key exists (its schedule is kept)."""
+    def upsert_reminder(self, key: str, reminder: NewReminder) -> int:
+        """Insert a reminder unless one with this key exists (its schedule is kept); returns
+        the id of the reminder with this key."""
+        fields = dataclasses.asdict(reminder)
         cols = ["key", *fields]
         self.db.execute(
             f"INSERT OR IGNORE INTO reminders({', '.join(cols)}) VALUES "
             f"({', '.join('?' * len(cols))})", [key, *fields.values()])
+        row = self.db.execute("SELECT id FROM reminders WHERE key=?", (key,)).fetchone()
+        return int(row[0])
 
-    def reminders(self) -> list[dict[str, Any]]:
-        cur = self.db.execute("SELECT * FROM reminders ORDER BY id")
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    def reminders(self) -> list[Reminder]:
+        return _rows(Reminder, self.db.execute("SELECT * FROM reminders ORDER BY id"))
+
+    def reminder(self, rid: int) -> Reminder | None:
+        rows = _rows(Reminder, self.db.execute("SELECT * FROM reminders WHERE id=?", (rid,)))
+        return rows[0] if rows else None
 
     def update_reminder(self, rid: int, **fields: object) -> None:
-        sets = ", ".join(f"{k}=?" for k in fields)
+        """Set columns of a reminder (by their names in `Reminder`)."""
+        sets = _set_clause(fields, _REMINDER_COLUMNS - {"id"}, "reminders")
         self.db.execute(f"UPDATE reminders SET {sets} WHERE id=?", (*fields.values(), rid))
 
     def delete_reminder(self, rid: int) -> None:

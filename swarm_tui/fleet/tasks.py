@@ -20,22 +20,34 @@ import os
 import shlex
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from swarm_tui.agents.base import AgentState
 from swarm_tui.config.skills import skill_text
 from swarm_tui.errors import AgentNotFound, SwarmError
 from swarm_tui.fleet.fresh import settled
-from swarm_tui.fleet.store import CANCELLED, DELIVERED, FAILED, UNCERTAIN, Message
+from swarm_tui.fleet.store import (
+    CANCELLED,
+    DELIVERED,
+    FAILED,
+    OPEN_TASK,
+    UNCERTAIN,
+    Message,
+    NewTask,
+    Task,
+    TaskStatus,
+)
 from swarm_tui.fleet.verdict import Verdict, parse_answer, parse_screen, review_number
 
 if TYPE_CHECKING:
+    from swarm_tui.config.work import TaskSpec
     from swarm_tui.fleet.agent import Agent
     from swarm_tui.fleet.ports import TaskHost
 
-PENDING, IN_PROGRESS, CLAIMED, JUDGING = "pending", "in-progress", "claimed-done", "judging"
-INCOMPLETE, COMPLETE, STOPPED, NO_VERDICT = "incomplete", "complete", "stopped", "no-verdict"
-OPEN_TASK = (PENDING, IN_PROGRESS, CLAIMED, JUDGING, INCOMPLETE, NO_VERDICT)
+PENDING, IN_PROGRESS, CLAIMED, JUDGING = (TaskStatus.PENDING, TaskStatus.IN_PROGRESS,
+                                          TaskStatus.CLAIMED, TaskStatus.JUDGING)
+INCOMPLETE, COMPLETE, STOPPED, NO_VERDICT = (TaskStatus.INCOMPLETE, TaskStatus.COMPLETE,
+                                             TaskStatus.STOPPED, TaskStatus.NO_VERDICT)
 # no literal verdict line in here: the judge's CLI echoes it, and only its answer counts
 ASK_AGAIN = ("Review number: {review}\nYour answer did not end with a verdict line for this "
              "review. End your answer with exactly one line, in one of these two forms, where "
@@ -46,8 +58,8 @@ TICK = 1.0  # seconds between looks at idle workers and undelivered task prompts
 PROMPT_TRIES = 3  # a task whose prompt fails this often stops and tells the human
 
 
-def task_fields(spec: Any, base: Path) -> dict[str, Any]:
-    """A layout TaskSpec as a tasks-table row (spec files read now)."""
+def new_task(spec: TaskSpec, base: Path) -> NewTask:
+    """A layout's task as the journal takes it (spec files read now)."""
     text = spec.spec
     if spec.spec_file:
         path = (base / spec.spec_file).resolve()
@@ -55,10 +67,10 @@ def task_fields(spec: Any, base: Path) -> dict[str, Any]:
             text = path.read_text(encoding="utf-8").strip()
         except OSError as exc:
             raise SwarmError(f"{path}: cannot read the task's spec_file: {exc}") from None
-    return {"spec": text, "verify": spec.verify, "verify_timeout": spec.verify_timeout,
-            "judge": spec.judge, "judge_command": spec.judge_command,
-            "max_rounds": spec.max_rounds, "max_minutes": spec.max_minutes,
-            "review_on_idle": int(spec.review_on_idle)}
+    return NewTask(spec=text, verify=spec.verify, verify_timeout=spec.verify_timeout,
+                   judge=spec.judge, judge_command=spec.judge_command,
+                   max_rounds=spec.max_rounds, max_minutes=spec.max_minutes,
+                   review_on_idle=spec.review_on_idle)
 
 
 def headline(spec: str) -> str:
@@ -86,36 +98,36 @@ class TaskBoard:
         base = self.fleet.loaded.path.parent
         for agent in self.fleet.agents.values():
             known = self.store.tasks(agent.name)
-            seeded = any(t["origin"] == "layout" for t in known)
-            have = {(int(str(t["id"])), str(t["spec"])) for t in known}
+            seeded = any(t.origin == "layout" for t in known)
+            have = {(t.id, t.spec) for t in known}
             for spec in agent.spec.tasks:
-                fields = task_fields(spec, base)
-                if spec.journal_id and (spec.journal_id, fields["spec"]) in have:
+                task = new_task(spec, base)
+                if spec.journal_id and (spec.journal_id, task.spec) in have:
                     continue  # written by `swarm save` from this journal: it is here
                 if not seeded:
-                    self.store.add_task(agent.name, fields, "layout")
+                    self.store.add_task(agent.name, task, "layout")
         for agent in self.fleet.agents.values():
             self._focus_follows(agent)
         self.warn_same_family()
 
-    def add(self, agent_name: str, fields: dict[str, Any], origin: str) -> int:
+    def add(self, agent_name: str, task: NewTask, origin: str) -> int:
         (agent,) = self.fleet.resolve([agent_name])
-        tid = self.store.add_task(agent.name, fields, origin)
+        tid = self.store.add_task(agent.name, task, origin)
         self.kick(agent)
         return tid
 
     # ------------------------------------------------------------------ queries
-    def current(self, agent: str) -> dict[str, Any] | None:
-        return next((t for t in self.store.tasks(agent) if t["status"] in OPEN_TASK), None)
+    def current(self, agent: str) -> Task | None:
+        return next((t for t in self.store.tasks(agent) if t.status in OPEN_TASK), None)
 
-    def judge_for(self, task: dict[str, Any]) -> Agent | None:
-        name = str(task["judge"] or "")
+    def judge_for(self, task: Task) -> Agent | None:
+        name = task.judge
         if name:
             try:
                 return self.fleet.resolve([name])[0]
             except AgentNotFound:
                 return None
-        if task["judge_command"]:
+        if task.judge_command:
             return None
         return next((a for a in self.fleet.agents.values() if a.role == "judge"), None)
 
@@ -139,10 +151,10 @@ class TaskBoard:
         """Queue the agent's current task's prompt if it is pending and not on its way. The
         task stays pending until the prompt is delivered (`message_settled`)."""
         task = self.current(agent.name)
-        if task is None or task["status"] != PENDING or task["prompt"]:
+        if task is None or task.status != PENDING or task.prompt:
             return
-        tid = int(task["id"])
-        text = (f"Your task:\n{task['spec']}\n\nWhen it is really done, run "
+        tid = task.id
+        text = (f"Your task:\n{task.spec}\n\nWhen it is really done, run "
                 "`swarm done --note \"what you did and how you checked it\"`.")
         (msg,) = self.fleet.send([agent.name], text, sender="swarm", task=tid)
         self.store.update_task(tid, prompt=msg.id)
@@ -152,9 +164,9 @@ class TaskBoard:
     def message_settled(self, agent: Agent, message: Message) -> None:
         """A message about a task was delivered, failed or dropped."""
         task = self.store.task(message.task)
-        if task is None or int(str(task["prompt"])) != message.id or task["status"] != PENDING:
+        if task is None or task.prompt != message.id or task.status != PENDING:
             return
-        tid = int(task["id"])
+        tid = task.id
         if message.status in (DELIVERED, UNCERTAIN):  # uncertain: most likely typed
             self.store.update_task(tid, status=IN_PROGRESS, started=time.time())
             self._prompt_failures.pop(tid, None)
@@ -180,11 +192,10 @@ class TaskBoard:
         task = self.store.task(message.task)
         if task is None:
             return f"task #{message.task} no longer exists"
-        if int(str(task["prompt"])) == message.id:
-            return "" if task["status"] == PENDING else f"task #{message.task} is " \
-                f"{task['status']}"
-        if task["status"] in (COMPLETE, STOPPED):
-            return f"task #{message.task} is already {task['status']}"
+        if task.prompt == message.id:
+            return "" if task.status == PENDING else f"task #{message.task} is {task.status}"
+        if task.status in (COMPLETE, STOPPED):
+            return f"task #{message.task} is already {task.status}"
         return ""
 
     def state_changed(self, agent: Agent, old: AgentState, new: AgentState) -> None:
@@ -208,10 +219,10 @@ class TaskBoard:
             if now - since < self.review_settle or agent.pending:
                 continue
             task = self.current(name)
-            if task is None or task["status"] not in (IN_PROGRESS, INCOMPLETE) \
-                    or not task["review_on_idle"]:
+            if task is None or task.status not in (IN_PROGRESS, INCOMPLETE) \
+                    or not task.review_on_idle:
                 continue
-            tid = int(task["id"])
+            tid = task.id
             running = self._reviews.get(tid)
             if running is not None and not running.done():
                 continue
@@ -227,15 +238,15 @@ class TaskBoard:
             self.tick()
             await asyncio.sleep(TICK)
 
-    def done(self, agent_name: str, note: str) -> dict[str, Any]:
+    def done(self, agent_name: str, note: str) -> Task:
         (agent,) = self.fleet.resolve([agent_name])
         task = self.current(agent.name)
         if task is None:
             raise SwarmError(f"{agent.name} has no open task to claim done")
-        if task["status"] == PENDING:
-            raise SwarmError(f"{agent.name}'s task #{task['id']} has not been delivered to it "
+        if task.status == PENDING:
+            raise SwarmError(f"{agent.name}'s task #{task.id} has not been delivered to it "
                              "yet (its prompt is queued): nothing to claim")
-        self.store.update_task(int(task["id"]), status=CLAIMED)
+        self.store.update_task(task.id, status=CLAIMED)
         self.review(agent.name, claim=note or "(no note)")
         return task
 
@@ -245,8 +256,8 @@ class TaskBoard:
         task = self.current(agent.name)
         if task is None:
             raise SwarmError(f"{agent.name} has no open task to review")
-        tid = int(task["id"])
-        if task["status"] == PENDING:
+        tid = task.id
+        if task.status == PENDING:
             raise SwarmError(f"{agent.name}'s task #{tid} has not been delivered to it yet "
                              "(its prompt is queued): nothing to review")
         running = self._reviews.get(tid)
@@ -277,7 +288,7 @@ class TaskBoard:
         self.store.update_task(tid, status=JUDGING)
         self.fleet.listener.agent_changed(agent)
         verify_result = "(no verify command)"
-        if task["verify"]:
+        if task.verify:
             ok, output = await self._verify(agent, task)
             if not ok:
                 self._record(agent, task, "verify", Verdict(False, "the verify command failed: "
@@ -286,15 +297,15 @@ class TaskBoard:
             verify_result = "passed: " + output
         review = review_number()
         prompt = skill_text("judge", {
-            "review": review, "agent": agent.name, "spec": str(task["spec"]),
-            "verify": str(task["verify"] or "(none)"),
+            "review": review, "agent": agent.name, "spec": task.spec,
+            "verify": task.verify or "(none)",
             "verify_result": verify_result, "claim": claim,
             "screen": "\n".join([ln.rstrip() for ln in agent.plain_screen()
                                   if ln.strip()][-40:])})
         judge = self.judge_for(task)
-        if task["judge_command"]:
-            who = judge_name(str(task["judge_command"]))
-            verdict, raw = await self._headless(str(task["judge_command"]), prompt, review)
+        if task.judge_command:
+            who = judge_name(task.judge_command)
+            verdict, raw = await self._headless(task.judge_command, prompt, review)
         elif judge is not None:
             verdict, raw = await self._interactive(judge, prompt, review)
             who = judge.name
@@ -309,11 +320,11 @@ class TaskBoard:
             return
         self._record(agent, task, who, verdict, raw)
 
-    async def _verify(self, agent: Agent, task: dict[str, Any]) -> tuple[bool, str]:
+    async def _verify(self, agent: Agent, task: Task) -> tuple[bool, str]:
         host = self.fleet.link_of(agent).host
         cwd = agent.spec.cwd or "."
-        rc, out = await host.shell(f"cd {shlex.quote(cwd)} && {task['verify']}",
-                                   timeout=float(str(task["verify_timeout"])))
+        rc, out = await host.shell(f"cd {shlex.quote(cwd)} && {task.verify}",
+                                   timeout=task.verify_timeout)
         tail = "\n".join(out.strip().splitlines()[-15:])
         return rc == 0, f"exit {rc}" + (f"\n{tail}" if tail else "")
 
@@ -355,19 +366,18 @@ class TaskBoard:
                 return verdict, raw
         return None, raw
 
-    def _record(self, agent: Agent, task: dict[str, Any], who: str, verdict: Verdict,
-                raw: str) -> None:
-        tid = int(task["id"])
+    def _record(self, agent: Agent, task: Task, who: str, verdict: Verdict, raw: str) -> None:
+        tid = task.id
         word = "complete" if verdict.complete else "incomplete"
         self.store.add_verdict(tid, who, word, verdict.reasons, raw[-4000:])
         if verdict.complete:
             self.store.update_task(tid, status=COMPLETE, reasons="")
             self.kick(agent)  # the next task, if any
             return
-        rounds = int(str(task["rounds"])) + 1
-        started = float(str(task["started"])) or time.time()
-        over_time = time.time() - started > float(str(task["max_minutes"])) * 60
-        if rounds >= int(str(task["max_rounds"])) or over_time:
+        rounds = task.rounds + 1
+        started = task.started or time.time()
+        over_time = time.time() - started > task.max_minutes * 60
+        if rounds >= task.max_rounds or over_time:
             why = f"{rounds} reviews" if not over_time else "its time limit"
             self.store.update_task(tid, status=STOPPED, rounds=rounds, reasons=verdict.reasons)
             self.fleet.listener.notice(f"{agent.name}'s task stopped after {why}, still "
@@ -376,14 +386,14 @@ class TaskBoard:
             return
         self.store.update_task(tid, status=INCOMPLETE, rounds=rounds, reasons=verdict.reasons)
         text = skill_text("reprompt", {"agent": agent.name, "reasons": verdict.reasons,
-                                       "task": headline(str(task["spec"]))})
+                                       "task": headline(task.spec)})
         self.fleet.send([agent.name], text, sender="swarm", task=tid)
 
     def _focus_follows(self, agent: Agent) -> None:
         """An agent's focus label follows its current task."""
         task = self.current(agent.name)
         if task is not None:
-            label = headline(str(task["spec"]))
+            label = headline(task.spec)
             if label and label != agent.focus:
                 agent.focus = label
                 self.store.set_focus(agent.name, label, "task")

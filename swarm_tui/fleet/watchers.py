@@ -68,10 +68,11 @@ def host_view(link: HostLink) -> HostView:
 
 def work_of(fleet: Fleet) -> Work:
     store = fleet.store
-    tasks = [TaskView.model_validate(t) for t in store.tasks()]
+    tasks = [TaskView.model_validate(t, from_attributes=True) for t in store.tasks()]
     verdicts = [VerdictView(task=task, time=when, judge=who, verdict=verdict, reasons=why)
                 for task, when, who, verdict, why in store.all_verdicts()]
-    reminders = [ReminderView.model_validate(r) for r in store.reminders()]
+    reminders = [ReminderView.model_validate(r, from_attributes=True)
+                 for r in store.reminders()]
     countdowns = fleet.reminders.countdowns(list(fleet.agents.values()))
     return Work(tasks=tasks, verdicts=verdicts, reminders=reminders, countdowns=countdowns,
                 judge_log=fleet.tasks.judge_log[-JUDGE_LOG:])

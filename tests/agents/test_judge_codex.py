@@ -30,7 +30,7 @@ def _layout(sandbox, fake, codex_bin, tmp_path, fleet: str) -> Path:
 
 def _verdicts(run) -> list[str]:
     (task,) = run.store.tasks("Wes")
-    return [v for _, _, v, _ in run.store.verdicts(int(task["id"]))]
+    return [v for _, _, v, _ in run.store.verdicts(task.id)]
 
 
 async def test_an_echoed_prompt_and_an_ack_are_never_complete(
@@ -48,7 +48,7 @@ async def test_an_echoed_prompt_and_an_ack_are_never_complete(
     await async_wait_until(lambda: "none" in _verdicts(run), 120,
                            "the judge's ACK to be taken as no verdict", run.screens)
     (task,) = run.store.tasks("Wes")
-    assert task["status"] == "no-verdict", task
+    assert task.status == "no-verdict", task
     assert "complete" not in _verdicts(run)
     assert any("VERDICT <review number>: COMPLETE" in t for t in asked)  # it saw the template
     judge_screen = "\n".join(run.fleet.agents["Jude"].plain_screen())
@@ -68,7 +68,7 @@ async def test_the_judges_own_answer_with_the_review_number_counts(
     await async_wait_until(lambda: "incomplete" in _verdicts(run), 120,
                            "the judge's verdict", run.screens)
     (task,) = run.store.tasks("Wes")
-    assert "no tests were added" in str(task["reasons"])
+    assert "no tests were added" in task.reasons
     await async_wait_until(
         lambda: any("no tests were added" in t for t in sandbox.received("Wes")), 30,
         "the re-prompt with the judge's reasons", run.screens)

@@ -49,6 +49,6 @@ async def test_a_task_added_without_review_on_idle(sandbox, start_fleet):
                                   "--no-review-on-idle", "--max-rounds", "2")
     assert result.returncode == 0, result.stderr
     (task,) = run.store.tasks("Wes")
-    assert task["review_on_idle"] == 0 and task["max_rounds"] == 2
+    assert task.review_on_idle is False and task.max_rounds == 2
     bad = await sandbox.aswarm("task", "Wes", "--spec", "x", "--max-rounds", "0")
     assert bad.returncode != 0 and "--max-rounds: '0': give a number" in bad.stderr

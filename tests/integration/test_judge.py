@@ -14,12 +14,12 @@ JUDGE = mock_agent("Jude", "--work", "0.3", role="judge")
 
 
 def statuses(run, name):
-    return [t["status"] for t in run.fleet.store.tasks(name)]
+    return [t.status for t in run.fleet.store.tasks(name)]
 
 
 def verdicts(run, name):
     return [(who, verdict) for t in run.fleet.store.tasks(name)
-            for _, who, verdict, _ in run.fleet.store.verdicts(int(t["id"]))]
+            for _, who, verdict, _ in run.fleet.store.verdicts(t.id)]
 
 
 async def test_verify_fails_then_judge_passes_then_next_task(sandbox, start_fleet, tmp_path):
@@ -58,7 +58,7 @@ async def test_worker_that_gives_up_is_sent_back(sandbox, start_fleet):
     await async_wait_until(lambda: ("Jude", "incomplete") in verdicts(run, "Gia"), 30,
                            "an incomplete verdict", run.screens)
     task = run.fleet.store.tasks("Gia")[0]
-    assert "stopped early" in str(task["reasons"])
+    assert "stopped early" in task.reasons
     await async_wait_until(lambda: statuses(run, "Gia") == ["complete"], 30,
                            "the second round to pass", run.screens)
     assert verdicts(run, "Gia") == [("Jude", "incomplete"), ("Jude", "complete")]
@@ -88,7 +88,7 @@ async def test_headless_judge_command_and_a_judge_without_verdict(sandbox, start
     await async_wait_until(lambda: statuses(run, "Ivy") == ["no-verdict"], 30,
                            "the vague judge to be reported", run.screens)
     (row,) = run.fleet.store.tasks("Ivy")
-    assert row["status"] != "complete"  # never taken as complete
+    assert row.status != "complete"  # never taken as complete
     assert [verdict for _, verdict in verdicts(run, "Ivy")] == ["none"]
     assert any("$ " in line for line in run.fleet.tasks.judge_log)  # the pane shows the run
 

@@ -8,6 +8,7 @@ import pytest
 
 from swarm_tui.errors import SwarmError
 from swarm_tui.fleet import reminders as reminders_module
+from swarm_tui.fleet.store import NewReminder, NewTask, ReminderKind
 from swarm_tui.fleet.tasks import TaskBoard
 from swarm_tui.testing import async_wait_until, mock_agent
 
@@ -17,7 +18,7 @@ JUDGE = mock_agent("Jude", "--work", "0.3", role="judge")
 
 
 def _status(run, agent: str, index: int = 0) -> str:
-    return str(run.store.tasks(agent)[index]["status"])
+    return run.store.tasks(agent)[index].status
 
 
 def _typed(sandbox, agent: str, start: str) -> list[str]:
@@ -32,10 +33,10 @@ async def test_a_task_is_in_progress_only_once_its_prompt_is_delivered(sandbox, 
     await run.wait_states("idle", timeout=15)
     run.fleet.send(["Wes"], "start the build")
     await run.wait_states("needs-permission", ["Wes"], timeout=15)
-    tid = run.fleet.tasks.add("Wes", {"spec": "Port the parser", "review_on_idle": 1}, "test")
+    tid = run.fleet.tasks.add("Wes", NewTask(spec="Port the parser"), "test")
     task = run.store.task(tid)
-    assert task is not None and task["status"] == "pending" and task["prompt"]
-    prompt = run.store.message(int(str(task["prompt"])))
+    assert task is not None and task.status == "pending" and task.prompt
+    prompt = run.store.message(task.prompt)
     assert prompt is not None and prompt.status == "queued"
     with pytest.raises(SwarmError, match="has not been delivered"):
         run.fleet.tasks.review("Wes")
@@ -47,7 +48,7 @@ async def test_a_task_is_in_progress_only_once_its_prompt_is_delivered(sandbox, 
                            "the task to start once its prompt is delivered", run.screens)
     assert _typed(sandbox, "Wes", "Your task:\nPort the parser")
     row = run.store.task(tid)
-    assert row is not None and float(str(row["started"])) >= prompt.created
+    assert row is not None and row.started >= prompt.created
 
 
 async def test_the_stall_watchdog_fires_in_every_idle_stretch(sandbox, start_fleet,
@@ -96,15 +97,15 @@ async def test_an_idle_review_waits_for_a_settled_idle_and_new_work(sandbox, sta
         {"spec": "Port the parser", "max_rounds": 5}])
     run = await start_fleet(sandbox.layout("settle", worker, JUDGE))
     await async_wait_until(lambda: _status(run, "Ivo") != "pending", 20, "the task to start")
-    started = float(str(run.store.tasks("Ivo")[0]["started"]))
-    await async_wait_until(lambda: run.store.verdicts(int(run.store.tasks("Ivo")[0]["id"])),
+    started = run.store.tasks("Ivo")[0].started
+    await async_wait_until(lambda: run.store.verdicts(run.store.tasks("Ivo")[0].id),
                            30, "the first idle review", run.screens)
-    first = run.store.verdicts(int(run.store.tasks("Ivo")[0]["id"]))[0][0]
+    first = run.store.verdicts(run.store.tasks("Ivo")[0].id)[0][0]
     assert first - started >= 4.0  # not the moment the turn ended
     await async_wait_until(lambda: _status(run, "Ivo") in ("stopped", "incomplete"), 30,
                            "the verdict to be recorded")
     (task,) = run.store.tasks("Ivo")
-    assert int(str(task["rounds"])) <= 2  # 10 s in: nowhere near 5 rounds
+    assert task.rounds <= 2  # 10 s in: nowhere near 5 rounds
 
 
 async def test_messages_whose_reason_is_gone_are_not_typed(sandbox, start_fleet):
@@ -113,17 +114,20 @@ async def test_messages_whose_reason_is_gone_are_not_typed(sandbox, start_fleet)
     worker = mock_agent("Ola", "--work", "2")
     run = await start_fleet(sandbox.layout("stale", worker))
     await run.wait_states("idle", timeout=15)
-    tid = run.store.add_task("Ola", {"spec": "Port the parser", "review_on_idle": 0}, "test")
+    tid = run.store.add_task("Ola", NewTask(spec="Port the parser", review_on_idle=False),
+                             "test")
     run.store.update_task(tid, status="in-progress")
-    later = run.store.add_task("Ola", {"spec": "Then the docs", "review_on_idle": 0}, "test")
+    later = run.store.add_task("Ola", NewTask(spec="Then the docs", review_on_idle=False),
+                               "test")
     run.store.update_task(later, status="in-progress")  # an open task: reminders still apply
     run.fleet.send(["Ola"], "first, a long job")
     await run.wait_states("working", ["Ola"], timeout=10)
     (reprompt,) = run.fleet.send(["Ola"], "Your task is not done yet: add tests", "swarm", tid)
     run.store.update_task(tid, status="complete")
     (stall,) = run.fleet.send(["Ola"], "Are you stuck?", sender="reminder:1")
-    run.store.upsert_reminder("test", {"target": "Ola", "kind": "idle", "period": 10.0})
-    assert run.store.reminders()[0]["id"] == 1
+    rid = run.store.upsert_reminder("test", NewReminder(target="Ola", kind=ReminderKind.IDLE,
+                                                        period=10.0))
+    assert rid == run.store.reminders()[0].id == 1
     await async_wait_until(lambda: all(run.store.message(m.id).status == "cancelled"
                                        for m in (reprompt, stall)), 30,
                            "both stale messages to be cancelled", run.screens)

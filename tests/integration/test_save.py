@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from swarm_tui.config.layout import load_layout, resolve_layout
+from swarm_tui.fleet.store import NewTask
 from swarm_tui.testing import mock_agent
 
 pytestmark = pytest.mark.integration
@@ -19,9 +20,9 @@ def picture(fleet):
     """What must survive a round trip, in tile order."""
     agents = [(a.name, a.spec.cli, a.spec.model, a.role, a.focus, a.spec.args)
               for a in fleet.agents.values()]
-    tasks = [(t["agent"], t["spec"], t["verify"], t["status"])
-             for t in fleet.store.tasks() if t["status"] != "complete"]
-    reminders = [(r["target"], r["kind"], r["period"], r["at"], r["text"], r["skill"])
+    tasks = [(t.agent, t.spec, t.verify, t.status)
+             for t in fleet.store.tasks() if t.status != "complete"]
+    reminders = [(r.target, r.kind, r.period, r.at, r.text, r.skill)
                  for r in fleet.store.reminders()]
     return agents, tasks, reminders
 
@@ -40,8 +41,8 @@ async def test_save_then_up_brings_back_the_same_fleet(sandbox, start_fleet, tmp
     await run.wait_states("idle")
     fleet = run.fleet
     fleet.set_focus("Bird", "shard 2 only")  # a group agent's focus changed by hand
-    fleet.tasks.add("Bo", {"spec": "Port the lexer", "verify": "true",
-                           "review_on_idle": 0}, origin="cli")
+    fleet.tasks.add("Bo", NewTask(spec="Port the lexer", verify="true", review_on_idle=False),
+                    origin="cli")
     added = await sandbox.aswarm("remind", "add", "--to", "Ada", "--every", "45m",
                                  "--text", "check on {focus}")
     assert added.returncode == 0, added.stderr
@@ -157,8 +158,9 @@ async def test_save_then_up_of_the_same_fleet_does_not_add_its_tasks_again(
         {"spec": "Port the parser", "review_on_idle": False}]), mock_agent("Bo"))
     run = await start_fleet(layout)
     await run.wait_states("idle")
-    run.fleet.tasks.add("Bo", {"spec": "Port the lexer", "review_on_idle": 0}, origin="cli")
-    before = [(t["id"], t["agent"], t["spec"]) for t in run.fleet.store.tasks()]
+    run.fleet.tasks.add("Bo", NewTask(spec="Port the lexer", review_on_idle=False),
+                        origin="cli")
+    before = [(t.id, t.agent, t.spec) for t in run.fleet.store.tasks()]
     assert len(before) == 2
     saved = await sandbox.aswarm("save", "dup")
     assert saved.returncode == 0, saved.stderr
@@ -167,4 +169,4 @@ async def test_save_then_up_of_the_same_fleet_does_not_add_its_tasks_again(
             for t in ts] == [i for i, *_ in before]
     await run.stop()
     run2 = await start_fleet(path)
-    assert [(t["id"], t["agent"], t["spec"]) for t in run2.fleet.store.tasks()] == before
+    assert [(t.id, t.agent, t.spec) for t in run2.fleet.store.tasks()] == before

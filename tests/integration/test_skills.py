@@ -70,4 +70,4 @@ async def test_remind_from_the_cli_including_a_scheduled_fresh_start(sandbox, st
     listing = await sandbox.aswarm("remind", "list")
     assert "#1 to Cal every 4h next" in listing.stdout and "fresh start" in listing.stdout
     (row,) = run.fleet.store.reminders()
-    assert row["action"] == "fresh"
+    assert row.action == "fresh"

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Input, TextArea
 
 import swarm_tui.ui
+from swarm_tui.fleet.store import NewTask
 from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.confirm import ConfirmScreen
 from swarm_tui.ui.keys import key_text
@@ -109,9 +110,9 @@ async def test_judge_now_has_its_own_key_and_reviews_the_selected_task(live: Liv
     store = live.store
     app = SwarmApp(live.client)
     async with app.run_test(size=(160, 48)) as pilot:
-        tid = live.fleet.tasks.add("Hilbert", {"spec": "make the tests pass", "verify": "false",
-                                               "review_on_idle": 0}, origin="test")
-        await until(lambda: (store.task(tid) or {}).get("status") == "in-progress",
+        tid = live.fleet.tasks.add("Hilbert", NewTask(spec="make the tests pass", verify="false",
+                                                      review_on_idle=False), origin="test")
+        await until(lambda: getattr(store.task(tid), "status", None) == "in-progress",
                     what="the task delivered to Hilbert")
         await pilot.press("right")
         assert app.current_name() == "Hilbert"
@@ -196,7 +197,7 @@ async def test_fast_tab_in_the_task_editor_moves_to_the_verify_field(live: Live
             await until(lambda: len(live.store.tasks("Gauss")) == i + 1,  # noqa: B023
                         what=f"task {i} queued by the engine")
         tasks = live.store.tasks("Gauss")
-        assert [(t["spec"], t["verify"]) for t in tasks] == \
+        assert [(t.spec, t.verify) for t in tasks] == \
             [(f"spec {i} more", f"pytest -q {i}") for i in range(4)]
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual.widgets import DataTable, Input
 
 from swarm_tui.config.work import ReminderSpec
-from swarm_tui.fleet.store import Store
+from swarm_tui.fleet.store import Reminder, Store
 from swarm_tui.protocol.models import ReminderView
 from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.durations import duration
@@ -43,7 +43,7 @@ async def test_reminders_panel_keeps_its_cursor_and_edits_the_current_text(live:
              {"to": "Hilbert", "idle": "45s", "text": "second: keep going"},
              {"to": "all", "every": "10m", "text": "third"}]
     ids = [rem.add(ReminderSpec.model_validate(spec)) for spec in specs]
-    paused = {int(str(r["id"])): bool(r["paused"]) for r in store.reminders()}
+    paused = {r.id: r.paused for r in store.reminders()}
     assert not any(paused.values())
     app = SwarmApp(live.client)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -58,14 +58,14 @@ async def test_reminders_panel_keeps_its_cursor_and_edits_the_current_text(live:
         assert row_of(table, ids[2])[2] == "every 10m"
         await pilot.press("down")
         assert cursor_id(table) == ids[1]
-        due = store_row(store, ids[1])["next_due"]
+        due = store_row(store, ids[1]).next_due
         await pilot.press("s")  # snooze the second one: the rows are drawn again
         await until(lambda: getattr(shown_row(screen, ids[1]), "next_due", due) != due,
                     what="the snooze in the panel")
         assert cursor_id(table) == ids[1], "the cursor went back to the first row"
         await pilot.press("p")  # then pause: the second one, not the first
         await until(lambda: row_of(table, ids[1])[4] == "paused", what="the pause shown")
-        assert store_row(store, ids[1])["paused"] and not store_row(store, ids[0])["paused"]
+        assert store_row(store, ids[1]).paused and not store_row(store, ids[0]).paused
         assert cursor_id(table) == ids[1]
         await pilot.press("e")
         field = screen.query_one(Input)
@@ -74,17 +74,19 @@ async def test_reminders_panel_keeps_its_cursor_and_edits_the_current_text(live:
         await pilot.press(*" now", "enter")  # the cursor waits at the end of the text
         await until(lambda: getattr(shown_row(screen, ids[1]), "text", "")
                     == "second: keep going now", what="the new text in the panel")
-        assert store_row(store, ids[1])["text"] == "second: keep going now"
+        assert store_row(store, ids[1]).text == "second: keep going now"
         assert cursor_id(table) == ids[1]
         await pilot.press("e", *" and junk", "escape")  # esc leaves the text as it was
         await until(lambda: table.has_focus, what="back in the table")
         assert isinstance(app.screen, RemindersScreen)
-        assert store_row(store, ids[1])["text"] == "second: keep going now"
+        assert store_row(store, ids[1]).text == "second: keep going now"
         await pilot.press("down", "d")  # delete the third: the cursor stays on that row
         await until(lambda: len(store.reminders()) == 2, what="the third deleted")
         await until(lambda: len(screen.drawn) == 2, what="the third gone from the panel")
         assert cursor_id(table) == ids[1]
 
 
-def store_row(store: Store, rid: int) -> dict[str, object]:
-    return next(r for r in store.reminders() if r["id"] == rid)
+def store_row(store: Store, rid: int) -> Reminder:
+    row = store.reminder(rid)
+    assert row is not None
+    return row

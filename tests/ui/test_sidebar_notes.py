@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from swarm_tui.fleet.store import NewTask
 from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.sidebar import Sidebar
 from tests.ui.conftest import Live, received, text_of, until
@@ -27,15 +28,16 @@ async def test_a_stopped_task_stays_in_the_sidebar_until_a_newer_one_starts(live
     app = SwarmApp(live.client)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
-        old = store.add_task("Gauss", {"spec": "port the parser", "review_on_idle": 0}, "test")
+        old = store.add_task("Gauss", NewTask(spec="port the parser", review_on_idle=False),
+                             "test")
         store.update_task(old, status="stopped", rounds=5, reasons="5 rounds, still incomplete")
         await until(lambda: "■ stopped r5: 5 rounds, still" in agent_lines(app, "Gauss"),
                     what="the stopped task in the sidebar",
                     detail=lambda: agent_lines(app, "Gauss"))
         # a newer task: the stopped one shows until the new one is under way
-        new = live.fleet.tasks.add("Gauss", {"spec": "port the lexer", "review_on_idle": 0},
+        new = live.fleet.tasks.add("Gauss", NewTask(spec="port the lexer", review_on_idle=False),
                                    origin="test")
-        await until(lambda: (store.task(new) or {}).get("status") == "in-progress",
+        await until(lambda: getattr(store.task(new), "status", None) == "in-progress",
                     what="the new task delivered")
         await until(lambda: "▸ in-progress" in agent_lines(app, "Gauss"),
                     what="the new task in the sidebar")
@@ -71,7 +73,7 @@ async def test_the_judge_pane_never_squeezes_out_the_tiles(live: Live) -> None:
     from swarm_tui.ui.judge import JudgePane
     from swarm_tui.ui.tiles import MIN_TILE_W
 
-    live.store.add_task("Gauss", {"spec": "port the parser", "review_on_idle": 0}, "test")
+    live.store.add_task("Gauss", NewTask(spec="port the parser", review_on_idle=False), "test")
     app = SwarmApp(live.client)
     async with app.run_test(size=(80, 24)) as pilot:
         pane = app.query_one(JudgePane)

@@ -93,8 +93,8 @@ def test_time_of_day_and_role_targets(tmp_path: Path, clock: Clock) -> None:
     clock.t += 60
     assert rem.tick() == [(1, "Bob")]
     (row,) = fleet.store.reminders()
-    assert row["next_due"] == next_time_of_day("09:30", clock.t)
-    assert dt.datetime.fromtimestamp(float(row["next_due"])).day == 3  # tomorrow
+    assert row.next_due == next_time_of_day("09:30", clock.t)
+    assert dt.datetime.fromtimestamp(row.next_due).day == 3  # tomorrow
 
 
 def test_schedules_survive_a_restart(tmp_path: Path, clock: Clock) -> None:
@@ -102,7 +102,7 @@ def test_schedules_survive_a_restart(tmp_path: Path, clock: Clock) -> None:
     fleet = fleet_with(tmp_path, text)
     rem = Reminders(fleet, clock)
     rem.seed()
-    due = fleet.store.reminders()[0]["next_due"]
+    due = fleet.store.reminders()[0].next_due
     rem.snooze(1, 600)
     fleet.store.close()
     clock.t += 5 * 60  # swarm restarts later: the schedule is the journal's, not a new one
@@ -110,7 +110,7 @@ def test_schedules_survive_a_restart(tmp_path: Path, clock: Clock) -> None:
     rem2 = Reminders(again, clock)
     rem2.seed()
     (row,) = again.store.reminders()
-    assert row["next_due"] == due + 600
+    assert row.next_due == due + 600
 
 
 def test_pause_resume_fire_now_and_bad_targets(tmp_path: Path, clock: Clock) -> None:
