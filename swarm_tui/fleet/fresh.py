@@ -14,7 +14,7 @@ from swarm_tui.fleet.store import OPEN, Store
 
 if TYPE_CHECKING:
     from swarm_tui.fleet.agent import Agent
-    from swarm_tui.fleet.engine import Fleet
+    from swarm_tui.fleet.ports import FreshHost
 
 HANDOFF = (  # used when skills/handoff.md is missing
     "You will be restarted with a fresh context in a moment. Write a handoff note for the "
@@ -46,7 +46,7 @@ async def settled(store: Store, agent: Agent, message_id: int, timeout: float) -
             pass
 
 
-def handoff_path(fleet: Fleet, agent: Agent) -> str:
+def handoff_path(fleet: FreshHost, agent: Agent) -> str:
     """Where the agent writes its handoff note: swarm's private state directory on the
     agent's host, never its working directory (a source tree the note would litter)."""
     state = fleet.link_of(agent).host.launch_context().state_dir
@@ -55,7 +55,7 @@ def handoff_path(fleet: Fleet, agent: Agent) -> str:
     return f"{state}/handoff-{agent.name}.md"
 
 
-async def fresh_start(fleet: Fleet, agent: Agent, handoff: bool = True) -> str:
+async def fresh_start(fleet: FreshHost, agent: Agent, handoff: bool = True) -> str:
     """Run the whole fresh start; returns what was re-injected."""
     host = fleet.link_of(agent).host
     note = "(no handoff note was asked for)"

@@ -1,8 +1,10 @@
-"""What the engine's subsystems need of it, and no more: the task board and the reminders
-take these narrow interfaces (the engine satisfies them), so neither imports the engine."""
+"""What the engine's subsystems need of it, and no more: the task board, the reminders, fresh
+starts, saves, live reload and the watchers take these narrow interfaces (the engine satisfies
+them), so none of them imports the engine."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from swarm_tui.config.layout import LoadedLayout
@@ -48,3 +50,77 @@ class ReminderHost(Roster, Protocol):
     def tasks(self) -> CurrentTask: ...
 
     def fresh(self, name: str, handoff: bool = True) -> Agent: ...
+
+
+class FreshHost(Roster, Protocol):
+    """What a fresh start uses: the roster, the agent's host, a restart of its window."""
+
+    def link_of(self, agent: Agent) -> HostLink: ...
+
+    async def restart(self, agent: Agent) -> None: ...
+
+
+class Saved(Protocol):
+    """What `swarm save` reads: the layout it came from, the agents as they are, the journal."""
+
+    name: str
+    store: Store
+    agents: dict[str, Agent]
+
+    @property
+    def loaded(self) -> LoadedLayout: ...
+
+
+class Countdowns(Protocol):
+    def countdowns(self, agents: list[Agent]) -> dict[str, float]: ...
+
+
+class JudgeLog(Protocol):
+    judge_log: list[str]
+
+
+class Watched(Saved, Protocol):
+    """What the watchers show: agents, hosts, work and recent messages; what they set: the
+    agents shown on some screen."""
+
+    links: dict[str, HostLink]
+
+    @property
+    def reminders(self) -> Countdowns: ...
+
+    @property
+    def tasks(self) -> JudgeLog: ...
+
+    def set_visible(self, names: set[str]) -> None: ...
+
+
+class Reloadable(Protocol):
+    """What a live reload changes: the agents (added, removed, restarted, re-ordered), their
+    focus and prompts, the layout's reminders, and the layout itself."""
+
+    name: str
+    store: Store
+    listener: FleetListener
+    agents: dict[str, Agent]
+    links: dict[str, HostLink]
+    loaded: LoadedLayout
+
+    @property
+    def reminders(self) -> Clocked: ...
+
+    def send(self, names: list[str], text: str, sender: str = ..., task: int = 0
+             ) -> list[Message]: ...
+
+    def set_focus(self, name: str, label: str, by: str = ...) -> Agent: ...
+
+    async def create_window(self, link: HostLink, agent: Agent) -> bool: ...
+
+    def add_agent(self, agent: Agent) -> None: ...
+
+    def remove_agent(self, agent: Agent) -> None: ...
+
+    async def restart(self, agent: Agent) -> None: ...
+
+
+class Clocked(Protocol):
+    clock: Callable[[], float]

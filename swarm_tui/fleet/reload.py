@@ -22,12 +22,12 @@ from swarm_tui.fleet.reminders import new_reminder
 from swarm_tui.fleet.tracker import StateTracker
 
 if TYPE_CHECKING:
-    from swarm_tui.fleet.engine import Fleet
+    from swarm_tui.fleet.ports import Reloadable
 
 LAUNCH_FIELDS = ("cli", "model", "args", "env", "command", "cwd", "hooks")
 
 
-async def apply_layout(fleet: Fleet, new: LoadedLayout) -> list[str]:
+async def apply_layout(fleet: Reloadable, new: LoadedLayout) -> list[str]:
     """Bring the running fleet to `new`; returns one line per change made. Every check comes
     before the first change: an edit that cannot be applied changes nothing."""
     problems = []
@@ -88,7 +88,7 @@ async def apply_layout(fleet: Fleet, new: LoadedLayout) -> list[str]:
     return changes
 
 
-def _reminders(fleet: Fleet, new: LoadedLayout) -> list[str]:
+def _reminders(fleet: Reloadable, new: LoadedLayout) -> list[str]:
     wanted = {f"layout:{i}:{r.model_dump_json()}": r for i, r in enumerate(new.layout.reminders)}
     have = {r.key: r for r in fleet.store.reminders() if r.key.startswith("layout:")}
     out = []
@@ -103,7 +103,7 @@ def _reminders(fleet: Fleet, new: LoadedLayout) -> list[str]:
     return out
 
 
-async def watch_layout(fleet: Fleet, path: Path) -> None:
+async def watch_layout(fleet: Reloadable, path: Path) -> None:
     """Follow edits of the layout file (watching its directory: editors save by rename)."""
     from watchfiles import awatch
 

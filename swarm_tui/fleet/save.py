@@ -19,7 +19,7 @@ from swarm_tui.errors import ConfigError
 from swarm_tui.fleet.store import OPEN_TASK, ReminderAction, ReminderKind
 
 if TYPE_CHECKING:
-    from swarm_tui.fleet.engine import Fleet
+    from swarm_tui.fleet.ports import Saved
 
 
 def _duration(seconds: float) -> str:
@@ -35,7 +35,7 @@ def _cwd(cwd: str, base: Path, folder: Path) -> str:
     return str((base / cwd).resolve())
 
 
-def layout_data(fleet: Fleet, name: str, folder: Path | None = None) -> dict[str, Any]:
+def layout_data(fleet: Saved, name: str, folder: Path | None = None) -> dict[str, Any]:
     """The fleet as layout data, to be written into `folder` (default: the user's)."""
     layout = fleet.loaded.layout
     data = layout.model_dump(mode="json", exclude_defaults=True)
@@ -95,7 +95,7 @@ def layout_data(fleet: Fleet, name: str, folder: Path | None = None) -> dict[str
     return data
 
 
-def save_folder(fleet: Fleet) -> Path:
+def save_folder(fleet: Saved) -> Path:
     """The project's layouts/ the fleet came from, if writable; else the user's directory.
     Never swarm's own layouts/: those are shipped files with comments a user keeps."""
     here = fleet.loaded.path.parent
@@ -104,7 +104,7 @@ def save_folder(fleet: Fleet) -> Path:
     return user_layouts_dir()
 
 
-def save_layout(fleet: Fleet, name: str, force: bool = False) -> Path:
+def save_layout(fleet: Saved, name: str, force: bool = False) -> Path:
     """Write the fleet as `NAME.toml`; refuses an existing file unless `force`."""
     if not AGENT_NAME.match(name):
         raise ConfigError(f"layout name {name!r}: letters, digits, '.', '_', '-'")

@@ -45,7 +45,7 @@ from swarm_tui.protocol.models import (
 )
 
 if TYPE_CHECKING:
-    from swarm_tui.fleet.engine import Fleet
+    from swarm_tui.fleet.ports import Watched
 
 MAX_EVENTS = 2000  # queued events a watcher may fall behind by before it is dropped
 WRITE_WAIT = 10.0  # seconds one drain may take
@@ -66,7 +66,7 @@ def host_view(link: HostLink) -> HostView:
                     since=link.since, gpus=gpus)
 
 
-def work_of(fleet: Fleet) -> Work:
+def work_of(fleet: Watched) -> Work:
     store = fleet.store
     tasks = [TaskView.model_validate(t, from_attributes=True) for t in store.tasks()]
     verdicts = [VerdictView(task=task, time=when, judge=who, verdict=verdict, reasons=why)
@@ -78,7 +78,7 @@ def work_of(fleet: Fleet) -> Work:
                 judge_log=fleet.tasks.judge_log[-JUDGE_LOG:])
 
 
-def snapshot_of(fleet: Fleet, problems: list[str] | None = None,
+def snapshot_of(fleet: Watched, problems: list[str] | None = None,
                 partly: bool = False) -> Snapshot:
     return Snapshot(fleet=fleet.name, layout_path=str(fleet.loaded.path),
                     engine_pid=os.getpid(),
@@ -152,7 +152,7 @@ class Watcher:
 class Watchers:
     """The fan-out: a FleetListener over every attached watcher."""
 
-    def __init__(self, fleet: Fleet):
+    def __init__(self, fleet: Watched):
         self.fleet = fleet
         self.all: list[Watcher] = []
         self._work: Work | None = None
