@@ -170,7 +170,7 @@ class Fleet:
                 agent.tracker.pane_died(False)
                 if agent.name not in self.created:
                     self.created.append(agent.name)
-            agent.dirty = True
+            self.screens.mark(agent)
             link.by_pane[agent.pane] = agent
         link.attempts = 0
         link.set_state(True)  # connected: the first round of captures reads every pane
@@ -248,8 +248,7 @@ class Fleet:
             await self._create_window(link.control, link.host, agent)
             self.created.append(agent.name)
         link.by_pane[agent.pane] = agent
-        agent.dirty = True
-        self.screens.wake.set()
+        self.screens.mark(agent)
         return created
 
     def add_agent(self, agent: Agent) -> None:
@@ -342,19 +341,17 @@ class Fleet:
             if agent is not None:
                 agent.tracker.output(time.monotonic())
                 agent.last_output_wall = time.time()
-                agent.dirty = True
-                self.screens.wake.set()
+                self.screens.mark(agent)
         elif isinstance(event, Pause):
             agent = link.by_pane.get(event.pane)
             if agent is not None:
-                agent.paused = agent.dirty = True
-                self.screens.wake.set()
+                agent.paused = True
+                self.screens.mark(agent)
         elif isinstance(event, SubscriptionChanged) and event.name == DEAD_SUB:
             agent = link.by_pane.get(event.pane)
             if agent is not None:
                 agent.tracker.pane_died(event.value.strip() == "1")
-                agent.dirty = True
-                self.screens.wake.set()
+                self.screens.mark(agent)
         elif isinstance(event, WindowClose):
             for agent in list(link.by_pane.values()):
                 if agent.window == event.window:
@@ -532,8 +529,7 @@ class Fleet:
         now = time.monotonic()
         agent.tracker = StateTracker(agent.adapter, started=now)
         await control.run(f"respawn-pane -k -t {agent.pane} {quote(command)}")
-        agent.dirty = True
-        self.screens.wake.set()
+        self.screens.mark(agent)
 
     def hook(self, name: str, payload: dict[str, object]) -> str | None:
         """A structured signal from an agent's CLI (its hooks / notify program)."""

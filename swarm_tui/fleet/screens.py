@@ -23,6 +23,9 @@ from swarm_tui.tmux.commands import quote
 VISIBLE_INTERVAL = 0.05  # seconds between captures of a tile on screen
 HIDDEN_INTERVAL = 1.0  # seconds between captures of an agent off screen
 COALESCE = 0.008  # seconds to gather a burst of %output before one round of captures
+# off-screen agents read in one round at most: 100 hidden agents falling due together would
+# hold the tiles' captures behind them in the channel (a stall every second)
+HIDDEN_PER_ROUND = 8
 
 
 class ScreenReader:
@@ -36,6 +39,7 @@ class ScreenReader:
         self._listener = listener
         self._evaluate = evaluate
         self._visible: set[str] = set()
+        self._dirty: set[str] = set()  # agents with output not yet read (their `dirty`)
         self.wake = asyncio.Event()
 
     def set_visible(self, names: set[str]) -> None:
@@ -44,7 +48,13 @@ class ScreenReader:
         self._visible = set(names)
         for name in newly:
             if name in self._agents:
-                self._agents[name].dirty = True
+                self.mark(self._agents[name])
+        self.wake.set()
+
+    def mark(self, agent: Agent) -> None:
+        """The agent's screen changed (a doorbell, a new window): read it when due."""
+        agent.dirty = True
+        self._dirty.add(agent.name)
         self.wake.set()
 
     def _interval(self, agent: Agent) -> float:
@@ -75,6 +85,7 @@ class ScreenReader:
             reply = await fut
             agent.last_capture = now
             agent.dirty = False
+            self._dirty.discard(agent.name)
             if not reply.ok:
                 continue
             agent.screen = [ln.decode("utf-8", "replace") for ln in reply.lines]
@@ -102,8 +113,7 @@ class ScreenReader:
             await asyncio.sleep(COALESCE)
             self.wake.clear()
             now = time.monotonic()
-            due = [a for a in self._agents.values()
-                   if a.dirty and a.pane and a.last_capture + self._interval(a) <= now]
+            due = self._due(now)
             if due:
                 try:
                     await self.refresh(due)
@@ -113,12 +123,30 @@ class ScreenReader:
                                  if (d := a.tracker.next_deadline()) is not None and d <= now])
             timeout = self._next_timeout()
 
+    def _dirty_agents(self) -> list[Agent]:
+        """The dirty agents with a pane to read (only those: a fleet of 128 where a few print
+        is not scanned whole at every doorbell)."""
+        found = []
+        for name in list(self._dirty):
+            agent = self._agents.get(name)
+            if agent is None or not agent.dirty:
+                self._dirty.discard(name)  # gone, or read meanwhile
+            elif agent.pane:
+                found.append(agent)
+        return found
+
+    def _due(self, now: float) -> list[Agent]:
+        """Every visible agent that is due, and the longest-waiting few hidden ones."""
+        due = [a for a in self._dirty_agents() if a.last_capture + self._interval(a) <= now]
+        shown = [a for a in due if a.name in self._visible]
+        hidden = sorted((a for a in due if a.name not in self._visible),
+                        key=lambda a: a.last_capture)
+        return shown + hidden[:HIDDEN_PER_ROUND]
+
     def _next_timeout(self) -> float | None:
         """Seconds until a capture falls due or a state may change on its own; None: never."""
-        deadlines = []
+        deadlines = [a.last_capture + self._interval(a) for a in self._dirty_agents()]
         for agent in self._agents.values():
-            if agent.dirty and agent.pane:
-                deadlines.append(agent.last_capture + self._interval(agent))
             if (d := agent.tracker.next_deadline()) is not None:
                 deadlines.append(d)
         return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None

@@ -129,7 +129,9 @@ class SwarmApp(EngineLink):
         self._engine_note.display = False
         self.sub_title = f"fleet {self.view.fleet}"
         self.run_worker(self._fetch_skills(), group="skills", exclusive=True)
-        self.set_interval(FRAME, self._draw_changes)
+        # frames while something changes; asleep (no wake-ups) while nothing does
+        self._frame = self.set_interval(FRAME, self._draw_changes)
+        self.bridge.wake = self._frame.resume
         self.set_interval(1.0, self._draw_sidebar)
         self.call_after_refresh(self._relayout)
 
@@ -208,6 +210,10 @@ class SwarmApp(EngineLink):
     # ------------------------------------------------------------------ drawing
     def _draw_changes(self) -> None:
         b = self.bridge
+        if not b.pending() and (b.lost is None or self._retry is not None) \
+                and self.view.ended is None:
+            self._frame.pause()  # the bridge's next change resumes it
+            return
         ended = b.end or ((self.view.ended.reason, self.view.ended.deliberate)
                           if self.view.ended is not None else None)
         if ended is not None:

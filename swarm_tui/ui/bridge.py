@@ -1,9 +1,10 @@
-"""The fleet view's changes into the UI: remember what changed; the app's timer draws it in
-batches."""
+"""The fleet view's changes into the UI: remember what changed, and wake the app's frame
+timer, which draws them in batches (and sleeps while nothing changes)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,28 +56,42 @@ class UiBridge:
         self.layout_note_changed = False
         self.end: tuple[str, bool] | None = None  # why the fleet ended, and if deliberately
         self.lost: str | None = None  # why the engine's stream broke, until it is back
+        self.wake: Callable[[], None] = _nothing  # the app's frame timer, set going
+
+    def pending(self) -> bool:
+        """Whether anything waits to be drawn."""
+        return bool(self.screens or self.agents or self.messages or self.hosts or self.notices
+                    or self.work or self.relayout or self.layout_note_changed
+                    or self.end is not None)
 
     def agent_changed(self, name: str) -> None:
         self.agents.add(name)
+        self.wake()
 
     def screen_changed(self, name: str) -> None:
         self.screens.add(name)
+        self.wake()
 
     def message_changed(self, message: MessageView) -> None:
         self.messages.append(message)
+        self.wake()
 
     def host_changed(self, name: str) -> None:
         self.hosts.add(name)
+        self.wake()
 
     def work_changed(self) -> None:
         self.work = True
+        self.wake()
 
     def notice(self, text: str) -> None:
         self.notices.append(text)
+        self.wake()
 
     def layout_changed(self) -> None:
         self.relayout = True
         self.layout_applied()  # the engine says this only after an edit was applied
+        self.wake()
 
     def layout_invalid(self, problems: list[str], partly: bool = False) -> None:
         """An edit of the layout file was not applied (or only in part): keep saying why."""
@@ -86,6 +101,7 @@ class UiBridge:
         if note != self.layout_note:
             self.layout_note = note
             self.layout_note_changed = True
+        self.wake()
 
     def layout_applied(self) -> None:
         """A valid edit was applied: the note of an earlier invalid one goes."""
@@ -93,6 +109,12 @@ class UiBridge:
 
     def ended(self, reason: str, deliberate: bool) -> None:
         self.end = (reason, deliberate)
+        self.wake()
 
     def disconnected(self, reason: str) -> None:
         self.lost = reason
+        self.wake()
+
+
+def _nothing() -> None:
+    pass

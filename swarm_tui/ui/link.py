@@ -121,4 +121,5 @@ class EngineLink(App[str]):
         self._engine_note.display = False
         self._note_from_view()
         self.bridge.relayout = True  # the fresh snapshot, drawn whole on the next frame
+        self.bridge.wake()
         self.notify("the engine answers again", timeout=5)

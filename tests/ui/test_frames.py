@@ -1,0 +1,67 @@
+"""The view draws what changes and nothing else: a tile follows a scrolling screen row by row
+(each row rendered once and reused as it moves up, redrawn when its style changes), and
+while nothing arrives the view does not wake at all."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+from swarm_tui.ui.app import SwarmApp
+from tests.ui.conftest import FakeClient, still_fleet, text_of, until
+
+
+class Counting(SwarmApp):
+    """The app, counting its frames (each run of the batched redraw)."""
+
+    frames = 0
+
+    def _draw_changes(self) -> None:
+        self.frames += 1
+        super()._draw_changes()
+
+
+def _numbers(tile_text: str) -> list[int]:
+    return [int(n) for n in re.findall(r"line (\d+)", tile_text)]
+
+
+async def test_a_tile_follows_a_scrolling_screen_and_redraws_on_a_new_style(
+        tmp_path: Path) -> None:
+    client = FakeClient(still_fleet(tmp_path, count=2))
+    app = SwarmApp(client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        tile = app._tiles[0]
+        await until(lambda: tile.name_shown is not None, what="the first tile laid out")
+        name = tile.name_shown
+        assert name is not None
+        for n in range(40):  # an agent printing a line at a time: every row moves up
+            app.view.screens[name] = [f"line {i}" for i in range(n + 1)][-12:]
+            app.bridge.screen_changed(name)
+            await until(lambda n=n: _numbers(text_of(tile))[-1:] == [n],
+                        what=f"line {n} at the bottom of the tile",
+                        detail=lambda: text_of(tile))
+        assert _numbers(text_of(tile)) == list(range(28, 40)), text_of(tile)
+        # the same rows under another border: selected (double) -> not selected (round)
+        assert text_of(tile).startswith("╔")
+        await pilot.press("right")
+        await until(lambda: text_of(tile).startswith("╭"), what="the tile's border redrawn",
+                    detail=lambda: text_of(tile))
+        assert _numbers(text_of(tile)) == list(range(28, 40))
+
+
+async def test_the_view_sleeps_while_nothing_changes_and_draws_a_change_at_once(
+        tmp_path: Path) -> None:
+    app = Counting(FakeClient(still_fleet(tmp_path, count=4)))
+    async with app.run_test(size=(120, 40)):
+        await until(lambda: app.frames > 0 and not app._frame._active.is_set(),
+                    what="the frame timer to go to sleep")
+        before = app.frames
+        await asyncio.sleep(1.0)  # a measured window of quiet, not a synchronisation
+        assert app.frames - before <= 1, f"{app.frames - before} frames in 1 s of quiet"
+        tile = app._tiles[1]
+        assert tile.name_shown is not None  # laid out before the timer slept
+        app.view.screens[tile.name_shown] = ["woken by a new screen"]
+        app.bridge.screen_changed(tile.name_shown)
+        await until(lambda: "woken by a new screen" in text_of(tile), timeout=1.0,
+                    what="the change drawn without waiting for a poll")

@@ -1,0 +1,52 @@
+"""Which screens a round of captures reads: every tile on screen that is due, and only a few
+off-screen agents, the longest-waiting first — a hundred hidden agents falling due together
+must not hold the tiles' captures behind them (that was a stall on screen every second)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from swarm_tui.agents import adapter_for
+from swarm_tui.config.layout import load_layout
+from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.events import NullListener
+from swarm_tui.fleet.screens import HIDDEN_PER_ROUND, ScreenReader
+from swarm_tui.fleet.tracker import StateTracker
+
+
+def _reader(tmp_path: Path, count: int) -> tuple[ScreenReader, dict[str, Agent]]:
+    path = tmp_path / "rounds.toml"
+    path.write_text('name = "rounds"\n[defaults]\ncli = "generic"\ncommand = "true"\n'
+                    + "".join(f'[[agents]]\nname = "A{i:03d}"\n' for i in range(count)))
+    agents = {}
+    for i, spec in enumerate(load_layout(path).agents()):
+        adapter = adapter_for(spec.cli)
+        agents[spec.name] = Agent(spec=spec, adapter=adapter, token="", focus="",
+                                  tracker=StateTracker(adapter, started=0.0), pane=f"%{i}",
+                                  dirty=False, last_capture=float(i))
+    reader = ScreenReader(agents, {}, NullListener, lambda now, agents: None)
+    return reader, agents
+
+
+def test_a_round_reads_every_due_tile_and_a_few_hidden_agents_oldest_first(
+        tmp_path: Path) -> None:
+    reader, agents = _reader(tmp_path, 128)
+    shown = {f"A{i:03d}" for i in range(100, 120)}
+    reader.set_visible(shown)
+    for agent in agents.values():
+        reader.mark(agent)  # every agent printed
+    due = reader._due(now=1000.0)
+    names = [a.name for a in due]
+    assert set(names) >= shown
+    hidden = [n for n in names if n not in shown]
+    assert hidden == [f"A{i:03d}" for i in range(HIDDEN_PER_ROUND)]  # the oldest captures
+
+
+def test_only_marked_agents_are_read_and_a_read_one_leaves_the_set(tmp_path: Path) -> None:
+    reader, agents = _reader(tmp_path, 16)
+    assert reader._due(now=1000.0) == []  # nothing printed: nothing to read
+    reader.mark(agents["A003"])
+    assert [a.name for a in reader._due(now=1000.0)] == ["A003"]
+    agents["A003"].dirty = False  # read meanwhile (a capture clears it)
+    assert reader._due(now=1000.0) == []
+    assert reader._dirty_agents() == []  # and no capture is waited for
