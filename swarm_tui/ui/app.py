@@ -132,6 +132,7 @@ class SwarmApp(EngineLink):
         # frames while something changes; asleep (no wake-ups) while nothing does
         self._frame = self.set_interval(FRAME, self._draw_changes)
         self.bridge.wake = self._frame.resume
+        self.bridge.on_screen = self._draw_screen
         self.set_interval(1.0, self._draw_sidebar)
         self.call_after_refresh(self._relayout)
 
@@ -222,11 +223,8 @@ class SwarmApp(EngineLink):
         if b.lost is not None and self._retry is None:
             self._engine_lost(b.lost)
         if b.screens:
-            for tile in self._tiles:
-                if tile.name_shown is not None and tile.name_shown in b.screens:
-                    tile.update_screen()
-            if self._judge.display and self._judge.judge_agent_name() in b.screens:
-                self._judge.refresh_pane()
+            for name in b.screens:
+                self._draw_screen(name)
             b.screens.clear()
         if b.agents or b.messages:
             b.agents.clear()
@@ -260,6 +258,14 @@ class SwarmApp(EngineLink):
             for screen in self.screen_stack:
                 if isinstance(screen, RemindersScreen):
                     screen.reload()
+
+    def _draw_screen(self, name: str) -> None:
+        """An agent's new screen, into its tile (and the judge pane) now."""
+        for tile in self._tiles:
+            if tile.name_shown == name:
+                tile.update_screen()
+        if self._judge.display and self._judge.judge_agent_name() == name:
+            self._judge.refresh_pane()
 
     def _draw_layout_note(self) -> None:
         note, label = self.bridge.layout_note, self._layout_note

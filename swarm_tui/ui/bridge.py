@@ -57,6 +57,9 @@ class UiBridge:
         self.end: tuple[str, bool] | None = None  # why the fleet ended, and if deliberately
         self.lost: str | None = None  # why the engine's stream broke, until it is back
         self.wake: Callable[[], None] = _nothing  # the app's frame timer, set going
+        # a new screen goes to its tile at once (Textual's own frame batches the drawing):
+        # one timer less between an agent's line and the terminal
+        self.on_screen: Callable[[str], None] | None = None
 
     def pending(self) -> bool:
         """Whether anything waits to be drawn."""
@@ -69,6 +72,9 @@ class UiBridge:
         self.wake()
 
     def screen_changed(self, name: str) -> None:
+        if self.on_screen is not None:
+            self.on_screen(name)
+            return
         self.screens.add(name)
         self.wake()
 

@@ -104,6 +104,8 @@ class AgentTile(Widget):
         self.name_shown: str | None = None
         self._lines: list[str] = []
         self._rows: dict[object, Strip] = {}  # finished rows of the last render, by content
+        self._look: tuple[object, int] | None = None
+        self._last: tuple[object, list[str], list[Strip]] | None = None
 
     @property
     def agent(self) -> AgentView | None:
@@ -149,14 +151,33 @@ class AgentTile(Widget):
             return line_strip(self._lines[i], width)
         return Strip([Segment(" " * width, Style())])
 
+    def notify_style_update(self) -> None:
+        self._look = None  # a class, the theme or the stylesheet changed: styles again
+        super().notify_style_update()
+
+    def _look_of(self, width: int) -> int:
+        """Everything that draws a row besides its text, as one hash; re-read only when a
+        cheap check (size, classes, theme, filters) or a style update says it may differ."""
+        filters = self.get_line_filters()
+        cheap = (width, self.classes, self.app.theme, tuple(id(f) for f in filters))
+        if self._look is None or self._look[0] != cheap:
+            styles = self.styles
+            look = hash((cheap, styles.border, styles.tint, self.background_colors,
+                         self.opacity))
+            self._look = (cheap, look)
+        return self._look[1]
+
     def render_lines(self, crop: Region) -> list[Strip]:
         """The tile's rows, each rendered once (border, padding, styles) and then reused
         while it scrolls up the tile: an agent printing a line costs one new row, not a
-        whole tile. A row is keyed by what it shows and by every style that draws it."""
+        whole tile. A row is keyed by what it shows and by every style that draws it; a
+        tile with nothing new (another tile changed) returns what it drew last."""
         width, height = self.outer_size
-        styles = self.styles
-        look = (width, styles.border, styles.tint, self.background_colors, self.opacity,
-                tuple(id(f) for f in self.get_line_filters()))
+        look = self._look_of(width)
+        state = (crop, look, height, str(self.border_title), str(self.border_subtitle))
+        last = self._last
+        if last is not None and last[0] == state and last[1] is self._lines:
+            return last[2]
         top = self.content_region.y - self.region.y
         inner = self.content_region.height
         rows: dict[object, Strip] = {}
@@ -166,7 +187,7 @@ class AgentTile(Widget):
                 i = len(self._lines) - inner + y - top
                 key: object = (look, self._lines[i] if 0 <= i < len(self._lines) else None)
             else:
-                key = (look, height, y, str(self.border_title), str(self.border_subtitle))
+                key = (look, height, y, state[3], state[4])
             strip = rows.get(key) or self._rows.get(key)
             if strip is None:
                 strip = super().render_lines(Region(0, y, width, 1))[0]
@@ -175,6 +196,7 @@ class AgentTile(Widget):
         self._rows = rows
         if crop.x or crop.width != width:
             out = [strip.crop(crop.x, crop.right) for strip in out]
+        self._last = (state, self._lines, out)
         return out
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
