@@ -9,12 +9,14 @@ from typing import Protocol
 
 from rich.text import Span, Text
 from textual import events
+from textual.geometry import Region, Size
 from textual.message import Message
-from textual.widgets import Static
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from swarm_tui.protocol.models import AgentView, HostView
 from swarm_tui.ui.durations import since
-from swarm_tui.ui.tiles import STATE_MARKS
+from swarm_tui.ui.tiles import CONSOLE, STATE_MARKS
 
 STATE_STYLES = {
     "starting": "grey62", "working": "bold green", "idle": "yellow",
@@ -76,8 +78,10 @@ def host_line(link: HostView, width: int, now: float) -> Text:
     return line
 
 
-class Sidebar(Static):
-    """Two lines per agent: mark, name, state, quiet time; then the focus label."""
+class Sidebar(ScrollView, can_focus=False):
+    """Two lines per agent: mark, name, state, quiet time; then the focus label. A virtual
+    list: only the rows on screen are drawn, each once until it changes (a fleet of 128 is
+    ~260 rows; its clocks tick every second), and the selected agent is kept in view."""
 
     class Picked(Message):
         def __init__(self, name: str) -> None:
@@ -85,9 +89,12 @@ class Sidebar(Static):
             self.name = name
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__("", **kwargs)  # type: ignore[arg-type]
-        self._rows: list[str] = []
-        self._drawn: tuple[str, list[Span]] | None = None
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._rows: list[str] = []  # the agent each row belongs to ("" for a host's rows)
+        self._lines: list[Text] = []
+        self._keys: list[tuple[str, tuple[Span, ...]]] = []
+        self._strips: dict[tuple[object, ...], Strip] = {}
+        self._kept_in_view: str | None = None
 
     def show(self, agents: list[AgentView], selected: str | None, marked: set[str],
              visible: set[str], links: dict[str, HostView],
@@ -95,9 +102,9 @@ class Sidebar(Static):
              oldest: dict[str, float] | None = None) -> None:
         """`oldest`: per agent, when its oldest still-queued message was written."""
         now = time.time()
-        width = max(10, (self.content_region.width or 30))
-        text = Text(no_wrap=True, overflow="ellipsis")
-        self._rows = []
+        width = max(10, (self.scrollable_content_region.width or 30))
+        lines: list[Text] = []
+        rows: list[str] = []
         grouped = len(links) > 1 or any(k != "local" for k in links)
         hosts = list(links)
         order = sorted(agents, key=lambda a: hosts.index(a.host) if a.host in hosts
@@ -108,30 +115,51 @@ class Sidebar(Static):
                 current_host = agent.host
                 link = links.get(current_host) or HostView(name=current_host, connected=False,
                                                            detail="no word from this host")
-                header = host_line(link, width, now)
-                text.append_text(header)
-                text.append("\n")
-                self._rows += [""] * (header.plain.count("\n") + 1)
-            text.append_text(self._agent_line(agent, agent.name == selected,
-                                              agent.name in marked, agent.name in visible,
-                                              width, now, (oldest or {}).get(agent.name)))
-            text.append("\n")
+                header = host_line(link, width, now).split("\n")
+                lines += header
+                rows += [""] * len(header)
+            lines.append(self._agent_line(agent, agent.name == selected, agent.name in marked,
+                                          agent.name in visible, width, now,
+                                          (oldest or {}).get(agent.name)))
             focus = agent.focus or "—"
             if agent.question and agent.state == "needs-permission":
                 focus = f"asks: {agent.question}"
-            text.append(f"   {focus}"[:width] + "\n", style="italic grey62")
-            self._rows += [agent.name, agent.name]
+            lines.append(Text(f"   {focus}"[:width], style="italic grey62", no_wrap=True))
+            rows += [agent.name, agent.name]
             note = (notes or {}).get(agent.name)
             if note:
                 style = "red" if "incomplete" in note or "stopped" in note else "cyan"
-                text.append(f"   {note}"[:width] + "\n", style=style)
-                self._rows.append(agent.name)
-        drawn = (text.plain, list(text.spans))
-        if drawn != self._drawn:
-            # a new layout only when the number of rows changed (it scrolls with them)
-            rows = None if self._drawn is None else self._drawn[0].count("\n")
-            self._drawn = drawn
-            self.update(text, layout=rows != text.plain.count("\n"))
+                lines.append(Text(f"   {note}"[:width], style=style, no_wrap=True))
+                rows.append(agent.name)
+        keys = [(line.plain, tuple(line.spans)) for line in lines]
+        self._rows = rows
+        if keys != self._keys or width != self.virtual_size.width:
+            self._lines, self._keys = lines, keys
+            self.virtual_size = Size(width, len(lines))
+            self.refresh()
+        if selected != self._kept_in_view and selected in rows:
+            self._kept_in_view = selected  # once per new selection: the wheel still scrolls
+            self.scroll_to_region(Region(0, rows.index(selected), width, 2), animate=False,
+                                  immediate=True)
+
+    def render_line(self, y: int) -> Strip:
+        i = y + self.scroll_offset.y
+        width = self.scrollable_content_region.width
+        if not 0 <= i < len(self._lines):
+            return Strip.blank(width, self.rich_style)
+        base = self.rich_style  # its colours under each row's own (rows are never blank)
+        key = (self._keys[i], width, base)
+        strip = self._strips.get(key)
+        if strip is None:
+            if len(self._strips) > 4 * len(self._lines) + 64:
+                self._strips.clear()  # rows long gone (clocks moved on)
+            line = self._lines[i]
+            segments = [seg for seg in line.render(CONSOLE) if seg.text != "\n"]
+            # the row's own style under its spans, the sidebar's under both
+            under = base + CONSOLE.get_style(line.style) if line.style else base
+            strip = Strip(segments).crop_extend(0, width, None).apply_style(under)
+            self._strips[key] = strip
+        return strip
 
     @staticmethod
     def _agent_line(agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,

@@ -41,14 +41,14 @@ _ANSI = re.compile(
     r"|\x1b(?:[ -/]*[0-~])?"
 )
 
-_CONSOLE = Console(width=10_000, color_system="truecolor", force_terminal=True)
+CONSOLE = Console(width=10_000, color_system="truecolor", force_terminal=True)
 
 
 @lru_cache(maxsize=8192)
 def _segments(line: str) -> tuple[Segment, ...]:
     text = Text.from_ansi(line, end="")
     text.no_wrap = True
-    return tuple(seg for seg in text.render(_CONSOLE) if seg.text != "\n")
+    return tuple(seg for seg in text.render(CONSOLE) if seg.text != "\n")
 
 
 @lru_cache(maxsize=8192)

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from swarm_tui.ui.app import SwarmApp
+from swarm_tui.ui.sidebar import Sidebar
 from tests.ui.conftest import FakeClient, still_fleet, text_of, until
 
 
@@ -65,3 +66,19 @@ async def test_the_view_sleeps_while_nothing_changes_and_draws_a_change_at_once(
         app.bridge.screen_changed(tile.name_shown)
         await until(lambda: "woken by a new screen" in text_of(tile), timeout=1.0,
                     what="the change drawn without waiting for a poll")
+
+
+async def test_the_sidebar_keeps_the_selected_agent_in_view(tmp_path: Path) -> None:
+    """16 agents in a 24-row terminal: the sidebar shows about half; selecting the last one
+    scrolls it into view (only the rows on screen are drawn)."""
+    app = SwarmApp(FakeClient(still_fleet(tmp_path, count=16)))
+    async with app.run_test(size=(120, 24)) as pilot:
+        sidebar = app.query_one(Sidebar)
+        await until(lambda: "Gauss" in text_of(sidebar), what="the first agent listed")
+        assert "Laplace" not in text_of(sidebar)  # the last is below the fold
+        for _ in range(15):
+            await pilot.press("right")
+        await until(lambda: app.current_name() == "Laplace", what="the last agent selected")
+        await until(lambda: "Laplace" in text_of(sidebar), what="the sidebar scrolled to it",
+                    detail=lambda: text_of(sidebar))
+        assert "Gauss" not in text_of(sidebar)
