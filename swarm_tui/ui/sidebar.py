@@ -133,7 +133,13 @@ class Sidebar(ScrollView, can_focus=False):
                 rows.append(agent.name)
         keys = [(line.plain, tuple(line.spans)) for line in lines]
         self._rows = rows
-        if keys != self._keys or width != self.virtual_size.width:
+        if len(keys) == len(self._keys) and width == self.virtual_size.width:
+            changed = [i for i, (new, old) in enumerate(zip(keys, self._keys, strict=True))
+                       if new != old]
+            self._lines, self._keys = lines, keys
+            for i in changed:  # a clock that moved redraws its row, not the sidebar
+                self.refresh_lines(i)
+        else:
             self._lines, self._keys = lines, keys
             self.virtual_size = Size(width, len(lines))
             self.refresh()
