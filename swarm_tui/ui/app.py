@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 
@@ -26,34 +26,18 @@ from swarm_tui.protocol.client import FleetClient, FleetView, Refused, Unreachab
 from swarm_tui.protocol.models import MessageView, SkillView
 from swarm_tui.ui.bridge import LayoutNote, UiBridge
 from swarm_tui.ui.confirm import ConfirmScreen
-from swarm_tui.ui.help import HelpScreen, Section
+from swarm_tui.ui.help import HelpScreen, fleet_help
 from swarm_tui.ui.judge import JudgePane
-from swarm_tui.ui.keys import FLEET_KEYS, bindings_of, key_text, palette_commands
+from swarm_tui.ui.keys import FLEET_KEYS, palette_commands
 from swarm_tui.ui.link import EngineLink
 from swarm_tui.ui.messages import MessagesScreen
 from swarm_tui.ui.notes import agent_notes
-from swarm_tui.ui.prompt import FocusScreen, PromptScreen, Target
+from swarm_tui.ui.prompt import FocusScreen, PromptScreen, Target, skill_request
 from swarm_tui.ui.reminders import RemindersScreen
 from swarm_tui.ui.sidebar import Sidebar
+from swarm_tui.ui.status import status_line
 from swarm_tui.ui.task_editor import TaskScreen
 from swarm_tui.ui.tiles import MIN_TILE_H, MIN_TILE_W, AgentTile, TileGrid
-
-
-def skill_request(text: str, skills: Mapping[str, object]) -> tuple[str, dict[str, str], str]:
-    """What a prompt asks to send: `/skill k=v` on the first line is (skill, params, the
-    lines after it), for the engine to render for each recipient; any other text is sent as
-    written. Raises ValueError for a parameter not written name=value."""
-    first, _, more = text.partition("\n")
-    words = first[1:].split() if first.startswith("/") else []
-    if not words or words[0] not in skills:
-        return "", {}, text
-    params = {}
-    for word in words[1:]:
-        key, eq, value = word.partition("=")
-        if not eq or not key:
-            raise ValueError(f"skill parameter {word!r}: write name=value")
-        params[key] = value
-    return words[0], params, more if more.strip() else ""
 
 
 def cells(widget: Widget) -> int:
@@ -63,6 +47,7 @@ def cells(widget: Widget) -> int:
 
 
 MAX_PER_PAGE = 25
+SIDEBAR_WIDE, SIDEBAR_MID, SIDEBAR_NARROW = 38, 30, 24  # cells, by terminal width
 FRAME = 1 / 30  # seconds between batched redraws
 
 
@@ -96,6 +81,8 @@ class SwarmApp(EngineLink):
         self.cols, self.rows = 1, 1
         self._laid_out = False  # cols and rows not yet measured from the grid
         self._judge_choice: bool | None = None  # shown or hidden with J (None: not yet)
+        self._sidebar_choice = True  # hidden with b
+        self._status_drawn = ""
         self._retry: Timer | None = None  # reconnecting while the engine is away
         self._connecting = False
         self._asking = asyncio.Lock()  # one request at a time: the engine gets them in order
@@ -147,19 +134,29 @@ class SwarmApp(EngineLink):
     def pages(self) -> int:
         return max(1, -(-len(self.order) // self.per_page))
 
+    def _place_sidebar(self) -> None:
+        """The sidebar narrows with the terminal (tiles keep their room) and hides with b."""
+        width = self.size.width
+        self._sidebar.display = self._sidebar_choice
+        want = SIDEBAR_WIDE if width >= 120 else SIDEBAR_MID if width >= 100 else SIDEBAR_NARROW
+        if cells(self._sidebar) != want:
+            self._sidebar.styles.width = want
+
     def _place_judge(self) -> None:
         """The judge pane shows by itself once there is judging to see, where a tile still
         fits beside it and the sidebar; after J, as the human chose, at any size."""
         show = self._judge_choice
         if show is None:
             work = self.view.judge_name() is not None or bool(self.view.work.tasks)
-            room = self.size.width - cells(self._sidebar) - cells(self._judge)
+            side = cells(self._sidebar) if self._sidebar.display else 0
+            room = self.size.width - side - cells(self._judge)
             show = work and room >= MIN_TILE_W
         if show != self._judge.display:
             self._judge.display = show
             self.client.set_visible(self._visible_names())
 
     def _relayout(self) -> None:
+        self._place_sidebar()
         self._place_judge()
         grid = self._grid
         width, height = grid.size.width, grid.size.height
@@ -292,12 +289,11 @@ class SwarmApp(EngineLink):
                                   else host.since)
                 tile.set_class(name == current, "-selected")
                 tile.set_class(name in self.marked, "-marked")
-        status = f" page {self.page + 1}/{self.pages} · {len(self.order)} agents"
-        if self.marked:
-            status += f" · {len(self.marked)} marked"
-        if self.zoomed:
-            status += " · zoomed (enter to return)"
-        self._status.update(status)
+        status = status_line(self.view, self.page, self.pages, len(self.marked), self.zoomed,
+                             self._sidebar.colours())
+        if status.plain != self._status_drawn:
+            self._status_drawn = status.plain
+            self._status.update(status, layout=False)  # one row, always: no new layout
 
     def _visible_names(self) -> set[str]:
         names = set(self._page_names())
@@ -484,6 +480,10 @@ class SwarmApp(EngineLink):
                       lambda _: self.notify(f"review of {name}'s task started"),
                       severity="warning")
 
+    def action_sidebar(self) -> None:
+        self._sidebar_choice = not self._sidebar_choice
+        self._relayout()
+
     def action_judge_pane(self) -> None:
         self._judge_choice = not self._judge.display
         self._place_judge()
@@ -517,25 +517,11 @@ class SwarmApp(EngineLink):
         self.push_screen(MessagesScreen(self.client))
 
     def action_help(self) -> None:
-        sections: list[Section] = [
-            ("the fleet view", self.BINDINGS),
-            (self._opened_by("the prompt", "prompt", "prompt_all", "prompt_role"),
-             PromptScreen.BINDINGS),
-            (self._opened_by("the one-line editor", "focus_label", "save"),
-             FocusScreen.BINDINGS),
-            (self._opened_by("the task editor", "task"), TaskScreen.BINDINGS),
-            (self._opened_by("the reminders panel", "reminders"), RemindersScreen.BINDINGS),
-            (self._opened_by("the messages log", "messages"), MessagesScreen.BINDINGS),
-        ]
-        self.push_screen(HelpScreen(sections))
+        self.push_screen(HelpScreen(fleet_help(self.BINDINGS)))
 
     def action_show_help_panel(self) -> None:
         """Textual's own "Keys" command shows our help: every key, every screen."""
         self.action_help()
-
-    def _opened_by(self, title: str, *ids: str) -> str:
-        keys = [key_text(b.key) for b in bindings_of(self.BINDINGS) if b.id in ids]
-        return f"{title} ({', '.join(keys)})"
 
     def action_quit_ui(self) -> None:
         self.exit(f"the engine of fleet {self.view.fleet!r} keeps running its agents: "

@@ -15,6 +15,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from swarm_tui.ui.keys import bindings_of, hint, key_text
+from swarm_tui.ui.messages import MessagesScreen
+from swarm_tui.ui.prompt import FocusScreen, PromptScreen
+from swarm_tui.ui.reminders import RemindersScreen
+from swarm_tui.ui.task_editor import TaskScreen
 
 Section = tuple[str, Iterable[BindingType]]
 
@@ -56,3 +60,19 @@ class HelpScreen(ModalScreen[None]):
 
     def action_dismiss_screen(self) -> None:
         self.dismiss(None)
+
+
+def fleet_help(fleet_keys: list[BindingType]) -> list[Section]:
+    """Every key: the fleet view's, then each screen's with the keys that open it."""
+    def opened_by(title: str, *ids: str) -> str:
+        keys = [key_text(b.key) for b in bindings_of(fleet_keys) if b.id in ids]
+        return f"{title} ({', '.join(keys)})"
+
+    return [
+        ("the fleet view", fleet_keys),
+        (opened_by("the prompt", "prompt", "prompt_all", "prompt_role"), PromptScreen.BINDINGS),
+        (opened_by("the one-line editor", "focus_label", "save"), FocusScreen.BINDINGS),
+        (opened_by("the task editor", "task"), TaskScreen.BINDINGS),
+        (opened_by("the reminders panel", "reminders"), RemindersScreen.BINDINGS),
+        (opened_by("the messages log", "messages"), MessagesScreen.BINDINGS),
+    ]

@@ -170,3 +170,20 @@ class FocusScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def skill_request(text: str, skills: Mapping[str, object]) -> tuple[str, dict[str, str], str]:
+    """What a prompt asks to send: `/skill k=v` on the first line is (skill, params, the
+    lines after it), for the engine to render for each recipient; any other text is sent as
+    written. Raises ValueError for a parameter not written name=value."""
+    first, _, more = text.partition("\n")
+    words = first[1:].split() if first.startswith("/") else []
+    if not words or words[0] not in skills:
+        return "", {}, text
+    params = {}
+    for word in words[1:]:
+        key, eq, value = word.partition("=")
+        if not eq or not key:
+            raise ValueError(f"skill parameter {word!r}: write name=value")
+        params[key] = value
+    return words[0], params, more if more.strip() else ""

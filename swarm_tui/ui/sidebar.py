@@ -16,12 +16,8 @@ from textual.strip import Strip
 
 from swarm_tui.protocol.models import AgentView, HostView
 from swarm_tui.ui.durations import since
-from swarm_tui.ui.tiles import CONSOLE, STATE_MARKS
+from swarm_tui.ui.tiles import CONSOLE, STATE_MARKS, state_styles
 
-STATE_STYLES = {
-    "starting": "grey62", "working": "bold green", "idle": "yellow",
-    "needs-permission": "bold magenta", "exited": "red", "unreachable": "grey50",
-}
 BARS = " ▁▂▃▄▅▆▇█"
 MIN_NAME = 8  # columns of an agent's name the sidebar keeps before dropping the state word
 
@@ -95,6 +91,7 @@ class Sidebar(ScrollView, can_focus=False):
         self._keys: list[tuple[str, tuple[Span, ...]]] = []
         self._strips: dict[tuple[object, ...], Strip] = {}
         self._kept_in_view: str | None = None
+        self._colours: tuple[str, dict[str, str]] | None = None
 
     def show(self, agents: list[AgentView], selected: str | None, marked: set[str],
              visible: set[str], links: dict[str, HostView],
@@ -103,6 +100,7 @@ class Sidebar(ScrollView, can_focus=False):
         """`oldest`: per agent, when its oldest still-queued message was written."""
         now = time.time()
         width = max(10, (self.scrollable_content_region.width or 30))
+        colours = self.colours()
         lines: list[Text] = []
         rows: list[str] = []
         grouped = len(links) > 1 or any(k != "local" for k in links)
@@ -120,7 +118,7 @@ class Sidebar(ScrollView, can_focus=False):
                 rows += [""] * len(header)
             lines.append(self._agent_line(agent, agent.name == selected, agent.name in marked,
                                           agent.name in visible, width, now,
-                                          (oldest or {}).get(agent.name)))
+                                          (oldest or {}).get(agent.name), colours))
             focus = agent.focus or "—"
             if agent.question and agent.state == "needs-permission":
                 focus = f"asks: {agent.question}"
@@ -148,6 +146,13 @@ class Sidebar(ScrollView, can_focus=False):
             self.scroll_to_region(Region(0, rows.index(selected), width, 2), animate=False,
                                   immediate=True)
 
+    def colours(self) -> dict[str, str]:
+        """Each state's style in the current theme (the tiles' border colours)."""
+        theme = self.app.theme
+        if self._colours is None or self._colours[0] != theme:
+            self._colours = (theme, state_styles(self.app.get_css_variables()))
+        return self._colours[1]
+
     def render_line(self, y: int) -> Strip:
         i = y + self.scroll_offset.y
         width = self.scrollable_content_region.width
@@ -169,9 +174,9 @@ class Sidebar(ScrollView, can_focus=False):
 
     @staticmethod
     def _agent_line(agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,
-                    now: float, oldest: float | None) -> Text:
+                    now: float, oldest: float | None, colours: dict[str, str]) -> Text:
         state = agent.state
-        style = STATE_STYLES.get(state, "")
+        style = colours.get(state, "")
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("▶" if selected else ("✓" if marked else " "), style="bold cyan")
         line.append(f"{STATE_MARKS.get(state, '·')} ", style=style)

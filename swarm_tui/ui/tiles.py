@@ -30,6 +30,11 @@ STATE_CLASSES = {
     "starting": "-starting", "working": "-working", "idle": "-idle",
     "needs-permission": "-permission", "exited": "-exited", "unreachable": "-unreachable",
 }
+# one colour per state, everywhere (tile border, sidebar, status line): theme variables
+STATE_COLORS = {
+    "starting": "foreground-darken-3", "working": "success", "idle": "primary-lighten-1",
+    "needs-permission": "warning", "exited": "error", "unreachable": "panel-lighten-3",
+}
 STATE_MARKS = {"starting": "◌", "working": "●", "idle": "○", "needs-permission": "?",
                "exited": "✕", "unreachable": "⚠"}
 
@@ -49,6 +54,13 @@ def _segments(line: str) -> tuple[Segment, ...]:
     text = Text.from_ansi(line, end="")
     text.no_wrap = True
     return tuple(seg for seg in text.render(CONSOLE) if seg.text != "\n")
+
+
+def state_styles(variables: dict[str, str]) -> dict[str, str]:
+    """Each state's Rich style in the app's theme (bold for the ones that need a look)."""
+    bold = ("working", "needs-permission")
+    return {state: ("bold " if state in bold else "") + variables.get(var, "")
+            for state, var in STATE_COLORS.items()}
 
 
 @lru_cache(maxsize=8192)

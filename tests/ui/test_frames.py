@@ -82,3 +82,24 @@ async def test_the_sidebar_keeps_the_selected_agent_in_view(tmp_path: Path) -> N
         await until(lambda: "Laplace" in text_of(sidebar), what="the sidebar scrolled to it",
                     detail=lambda: text_of(sidebar))
         assert "Gauss" not in text_of(sidebar)
+
+
+async def test_the_layout_follows_the_terminal_and_b_hides_the_sidebar(tmp_path: Path) -> None:
+    app = SwarmApp(FakeClient(still_fleet(tmp_path, count=16)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        sidebar = app.query_one(Sidebar)
+        await until(lambda: app.cols >= 1 and app._laid_out, what="the first layout")
+        assert sidebar.outer_size.width == 24 and app.cols == 1  # narrow sidebar, one column
+        await pilot.press("b")
+        await until(lambda: not sidebar.display and app.cols == 2,
+                    what="two columns of tiles without the sidebar",
+                    detail=lambda: f"cols {app.cols}, sidebar shown {sidebar.display}")
+        assert all(t.outer_size.width >= 36 for t in app._tiles if t.display)
+        status = str(app._status.render())
+        assert "3 need you" in status and "2 exited" in status, status
+        await pilot.press("b")
+        await until(lambda: sidebar.display, what="the sidebar back")
+        await pilot.resize_terminal(200, 55)
+        await until(lambda: sidebar.outer_size.width == 38 and app.cols == 4,
+                    what="the wide layout", detail=lambda: f"{sidebar.outer_size} {app.cols}")
+        assert app.page < app.pages

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from swarm_tui.ui.app import SwarmApp
 from tests.ui.conftest import FakeClient, still_cluster, still_fleet, still_judged
 
@@ -41,3 +43,16 @@ def test_judge_pane_and_task_status(snap_compare, tmp_path: Path) -> None:  # ty
 def test_help_lists_every_key(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = SwarmApp(FakeClient(still_fleet(tmp_path)))
     assert snap_compare(app, terminal_size=(120, 40), press=["question_mark"])
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 55), (300, 80)])
+def test_every_terminal_size(snap_compare, tmp_path: Path, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """From 80x24 up: the sidebar narrows, tiles never go below their minimum width (fewer
+    per page instead), the status line counts agents by state."""
+    app = SwarmApp(FakeClient(still_fleet(tmp_path, count=16)))
+    assert snap_compare(app, terminal_size=size)
+
+
+def test_sidebar_hidden_at_80_columns(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app = SwarmApp(FakeClient(still_fleet(tmp_path, count=16)))
+    assert snap_compare(app, terminal_size=(80, 24), press=["b"])
