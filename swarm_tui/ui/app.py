@@ -7,14 +7,12 @@ batches on one timer. Every action is also a command in the palette (ctrl+p).
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 
 from rich.text import Text
-from textual.app import ComposeResult, SuspendNotSupported, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.containers import Container, Horizontal
 from textual.css.scalar import Unit
 from textual.screen import Screen
@@ -24,19 +22,18 @@ from textual.widgets import Footer, Label
 
 from swarm_tui.protocol.client import FleetClient, FleetView, Refused, Unreachable
 from swarm_tui.protocol.models import MessageView, SkillView
+from swarm_tui.ui.actions import AgentActions
+from swarm_tui.ui.alerts import Alerts
 from swarm_tui.ui.bridge import LayoutNote, UiBridge
-from swarm_tui.ui.confirm import ConfirmScreen
 from swarm_tui.ui.help import HelpScreen, fleet_help
 from swarm_tui.ui.judge import JudgePane
 from swarm_tui.ui.keys import FLEET_KEYS, palette_commands
-from swarm_tui.ui.link import EngineLink
 from swarm_tui.ui.messages import MessagesScreen
 from swarm_tui.ui.notes import agent_notes
 from swarm_tui.ui.prompt import FocusScreen, PromptScreen, Target, skill_request
 from swarm_tui.ui.reminders import RemindersScreen
 from swarm_tui.ui.sidebar import Sidebar
 from swarm_tui.ui.status import status_line
-from swarm_tui.ui.task_editor import TaskScreen
 from swarm_tui.ui.tiles import MIN_TILE_H, MIN_TILE_W, AgentTile, TileGrid
 
 
@@ -51,7 +48,7 @@ SIDEBAR_WIDE, SIDEBAR_MID, SIDEBAR_NARROW = 38, 30, 24  # cells, by terminal wid
 FRAME = 1 / 30  # seconds between batched redraws
 
 
-class SwarmApp(EngineLink):
+class SwarmApp(AgentActions):
     """The fleet view of a connected `FleetClient`: it reads the client's `FleetView`, asks
     the engine for everything it does, and draws what the client hears, in batches."""
 
@@ -116,12 +113,22 @@ class SwarmApp(EngineLink):
         self._engine_note.display = False
         self.sub_title = f"fleet {self.view.fleet}"
         self.run_worker(self._fetch_skills(), group="skills", exclusive=True)
+        self.alerts = Alerts(self._to_terminal)
+        for agent in self.view.agents.values():
+            self.alerts.agent(agent)  # as they are now: only changes from here on alert
+        for host in self.view.hosts.values():
+            self.alerts.host(host)
         # frames while something changes; asleep (no wake-ups) while nothing does
         self._frame = self.set_interval(FRAME, self._draw_changes)
         self.bridge.wake = self._frame.resume
         self.bridge.on_screen = self._draw_screen
         self.set_interval(1.0, self._draw_sidebar)
         self.call_after_refresh(self._relayout)
+
+    def _to_terminal(self, text: str) -> None:
+        """Raw output for the terminal itself (the bell, a desktop notification)."""
+        if not self.is_headless and self._driver is not None:
+            self._driver.write(text)
 
     def on_tile_grid_resized(self) -> None:
         self._relayout()
@@ -223,6 +230,12 @@ class SwarmApp(EngineLink):
             for name in b.screens:
                 self._draw_screen(name)
             b.screens.clear()
+        for name in b.agents:
+            if (agent := self.view.agents.get(name)) is not None:
+                self.alerts.agent(agent)
+        for name in b.hosts:
+            if (host := self.view.hosts.get(name)) is not None:
+                self.alerts.host(host)
         if b.agents or b.messages:
             b.agents.clear()
             self._draw_states()
@@ -433,53 +446,6 @@ class SwarmApp(EngineLink):
             self._ask(lambda: self.client.set_focus(name, label), what=f"focus of {name}")
 
     # ------------------------------------------------------------------ other views
-    def action_attach(self) -> None:
-        name = self.current_name()
-        if name:
-            self._ask(lambda: self.client.attach_argv(name), partial(self._attach_window, name),
-                      what=f"attach to {name}", severity="warning")
-
-    def _attach_window(self, name: str, argv: list[str]) -> None:
-        if not argv:
-            self.notify(f"{name} has no tmux window to attach to", severity="warning")
-            return
-        env = {k: v for k, v in os.environ.items() if k != "TMUX"}  # we may run inside tmux
-        self.client.set_visible(set())  # no screens streamed to a view nobody sees
-        try:
-            with self.suspend():
-                subprocess.run(argv, env=env)
-        except SuspendNotSupported:
-            self.notify(f"this terminal cannot hand over to {name}'s window: run "
-                        f"`{' '.join(argv)}`", severity="warning", timeout=10)
-        self._show_page()
-
-    def action_fresh(self) -> None:
-        name = self.current_name()
-        if name:
-            self._ask(lambda: self.client.fresh(name),
-                      lambda _: self.notify(f"{name}: fresh start begun (handoff note, new "
-                                            "conversation, re-inject focus and note)"),
-                      what=f"fresh start of {name}")
-
-    def action_task(self) -> None:
-        name = self.current_name()
-        if name:
-            self.push_screen(TaskScreen(name), lambda r: self._task_added(name, r))
-
-    def _task_added(self, name: str, result: tuple[str, str] | None) -> None:
-        if result is not None:
-            spec, verify = result
-            self._ask(lambda: self.client.add_task(name, spec, verify),
-                      lambda tid: self.notify(f"task #{tid} queued for {name}"),
-                      what=f"task for {name}")
-
-    def action_review(self) -> None:
-        name = self.current_name()
-        if name:
-            self._ask(lambda: self.client.review(name),
-                      lambda _: self.notify(f"review of {name}'s task started"),
-                      severity="warning")
-
     def action_sidebar(self) -> None:
         self._sidebar_choice = not self._sidebar_choice
         self._relayout()
@@ -490,28 +456,6 @@ class SwarmApp(EngineLink):
 
     def action_reminders(self) -> None:
         self.push_screen(RemindersScreen(self.client), lambda _: self._draw_sidebar())
-
-    def action_save(self) -> None:
-        self.push_screen(FocusScreen("", self.view.fleet, title="Save the fleet as layout"),
-                         self._save)
-
-    def _save(self, name: str | None) -> None:
-        name = (name or "").strip()
-        if name:
-            self._ask(lambda: self.client.save_target(name), partial(self._save_checked, name))
-
-    def _save_checked(self, name: str, target: tuple[str, bool]) -> None:
-        """Never overwrite a layout file without asking."""
-        path, exists = target
-        if exists:
-            self.push_screen(ConfirmScreen(f"{path} exists. Overwrite it?"),
-                             lambda yes: self._save_now(name, force=True) if yes else None)
-            return
-        self._save_now(name, force=False)
-
-    def _save_now(self, name: str, force: bool) -> None:
-        self._ask(lambda: self.client.save(name, force=force),
-                  lambda path: self.notify(f"saved {path}: `swarm up {name}` brings it back"))
 
     def action_messages(self) -> None:
         self.push_screen(MessagesScreen(self.client))

@@ -71,9 +71,7 @@ class MessageScreen(ModalScreen[None]):
 
 
 class MessagesScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,m,q", "dismiss_screen", "Close"),
-                Binding("enter", "open", "Open", tooltip="the message in full: text, times, "
-                        "delivery status and why it failed")]
+    BINDINGS = [Binding("escape,m,q", "dismiss_screen", "Close")]
 
     def __init__(self, client: FleetClient) -> None:
         super().__init__()
@@ -85,7 +83,8 @@ class MessagesScreen(ModalScreen[None]):
             with Horizontal(id="messages-body"):
                 yield DataTable(id="messages-table", cursor_type="row", zebra_stripes=True)
                 yield Static(Text("loading…", style="grey50"), id="talk-graph")
-            yield Label(hint(self.BINDINGS), classes="box-help")
+            # enter is the table's own (it selects the row): the message opens in full
+            yield Label(hint(self.BINDINGS) + " · enter open", classes="box-help")
 
     def on_resize(self) -> None:
         # a narrow terminal gives the messages' text the room the counts would take
@@ -123,11 +122,6 @@ class MessagesScreen(ModalScreen[None]):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self._open(event.row_key.value)
-
-    def action_open(self) -> None:
-        table = self.query_one(DataTable)
-        if table.row_count:
-            self._open(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
 
     def _open(self, key: str | None) -> None:
         found = [m for m in self.loaded or [] if str(m.id) == key]

@@ -14,9 +14,11 @@ from textual.widgets import Input, TextArea
 
 import swarm_tui.ui
 from swarm_tui.fleet.store import NewTask
+from swarm_tui.protocol.models import MessageView
 from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.confirm import ConfirmScreen
 from swarm_tui.ui.keys import key_text
+from swarm_tui.ui.messages import MessageScreen
 from swarm_tui.ui.prompt import PromptScreen
 from swarm_tui.ui.task_editor import TaskScreen
 from tests.ui.conftest import Live, burst, shown, text_of, until
@@ -102,6 +104,14 @@ async def test_no_key_is_bound_twice_on_any_screen(live: Live) -> None:
         await until(lambda: len(app.screen_stack) == 2, what="the question to open")
         visited.add(type(app.screen))
         assert double_bound(app.screen) == [], "ConfirmScreen"
+        app.screen.dismiss(None)
+        await until(lambda: len(app.screen_stack) == 1, what="back to the fleet view")
+        app.push_screen(MessageScreen(MessageView(  # opened by enter in the messages log
+            id=1, created=0, sender="human", recipient="Gauss", text="hi", status="delivered",
+            updated=0)))
+        await until(lambda: len(app.screen_stack) == 2, what="the message to open")
+        visited.add(type(app.screen))
+        assert double_bound(app.screen) == [], "MessageScreen"
     assert visited == our_screens()
 
 

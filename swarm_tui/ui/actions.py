@@ -1,0 +1,99 @@
+"""What the view does to one agent or to the fleet through the engine: attach to an agent's
+window, fresh start, a new task, a review now, save the fleet as a layout (never over a file
+without asking)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from functools import partial
+
+from textual.app import SuspendNotSupported
+
+from swarm_tui.protocol.client import FleetView
+from swarm_tui.ui.confirm import ConfirmScreen
+from swarm_tui.ui.link import EngineLink
+from swarm_tui.ui.prompt import FocusScreen
+from swarm_tui.ui.task_editor import TaskScreen
+
+
+class AgentActions(EngineLink):
+    """The app's actions on the selected agent and on the fleet (SwarmApp provides the view,
+    the selection and the page)."""
+
+    view: FleetView
+
+    def current_name(self) -> str | None:
+        raise NotImplementedError
+
+    def _show_page(self) -> None:
+        raise NotImplementedError
+
+    def action_attach(self) -> None:
+        name = self.current_name()
+        if name:
+            self._ask(lambda: self.client.attach_argv(name), partial(self._attach_window, name),
+                      what=f"attach to {name}", severity="warning")
+
+    def _attach_window(self, name: str, argv: list[str]) -> None:
+        if not argv:
+            self.notify(f"{name} has no tmux window to attach to", severity="warning")
+            return
+        env = {k: v for k, v in os.environ.items() if k != "TMUX"}  # we may run inside tmux
+        self.client.set_visible(set())  # no screens streamed to a view nobody sees
+        try:
+            with self.suspend():
+                subprocess.run(argv, env=env)
+        except SuspendNotSupported:
+            self.notify(f"this terminal cannot hand over to {name}'s window: run "
+                        f"`{' '.join(argv)}`", severity="warning", timeout=10)
+        self._show_page()
+
+    def action_fresh(self) -> None:
+        name = self.current_name()
+        if name:
+            self._ask(lambda: self.client.fresh(name),
+                      lambda _: self.notify(f"{name}: fresh start begun (handoff note, new "
+                                            "conversation, re-inject focus and note)"),
+                      what=f"fresh start of {name}")
+
+    def action_task(self) -> None:
+        name = self.current_name()
+        if name:
+            self.push_screen(TaskScreen(name), lambda r: self._task_added(name, r))
+
+    def _task_added(self, name: str, result: tuple[str, str] | None) -> None:
+        if result is not None:
+            spec, verify = result
+            self._ask(lambda: self.client.add_task(name, spec, verify),
+                      lambda tid: self.notify(f"task #{tid} queued for {name}"),
+                      what=f"task for {name}")
+
+    def action_review(self) -> None:
+        name = self.current_name()
+        if name:
+            self._ask(lambda: self.client.review(name),
+                      lambda _: self.notify(f"review of {name}'s task started"),
+                      severity="warning")
+
+    def action_save(self) -> None:
+        self.push_screen(FocusScreen("", self.view.fleet, title="Save the fleet as layout"),
+                         self._save)
+
+    def _save(self, name: str | None) -> None:
+        name = (name or "").strip()
+        if name:
+            self._ask(lambda: self.client.save_target(name), partial(self._save_checked, name))
+
+    def _save_checked(self, name: str, target: tuple[str, bool]) -> None:
+        """Never overwrite a layout file without asking."""
+        path, exists = target
+        if exists:
+            self.push_screen(ConfirmScreen(f"{path} exists. Overwrite it?"),
+                             lambda yes: self._save_now(name, force=True) if yes else None)
+            return
+        self._save_now(name, force=False)
+
+    def _save_now(self, name: str, force: bool) -> None:
+        self._ask(lambda: self.client.save(name, force=force),
+                  lambda path: self.notify(f"saved {path}: `swarm up {name}` brings it back"))
