@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from swarm_tui.config.hosts import HOST_NAME, LOCAL, HostSpec, expand_range
 from swarm_tui.config.names import POOLS, pool
+from swarm_tui.config.notify import NotifySpec
 from swarm_tui.config.work import ReminderSpec, TaskSpec
 from swarm_tui.errors import ConfigError
 
@@ -242,6 +243,8 @@ class Layout(_Strict):
                                   "name, over the agents' own (`swarm save` writes these).")
     tasks: dict[str, list[TaskSpec]] = Field(default_factory=dict, description="More tasks "
                                              "by agent name, after the agents' own.")
+    notify: NotifySpec = Field(default_factory=NotifySpec,  # type: ignore[arg-type]
+                               description="Alerts from the engine: a webhook, the desktop.")
 
     @field_validator("name")
     @classmethod

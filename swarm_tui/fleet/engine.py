@@ -24,6 +24,7 @@ from swarm_tui.fleet.events import FleetListener, NullListener
 from swarm_tui.fleet.identity import Senders
 from swarm_tui.fleet.injection import HUMAN, Injector
 from swarm_tui.fleet.link import HostLink, watch_gpus
+from swarm_tui.fleet.notify import Notifier
 from swarm_tui.fleet.reminders import Reminders
 from swarm_tui.fleet.screens import ScreenReader
 from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
@@ -77,6 +78,8 @@ class Fleet:
         self.deliberate_end = False  # ended by `swarm down`, not by tmux dying
         self.tasks = TaskBoard(self)
         self.reminders = Reminders(self)
+        self.notifier = Notifier(loaded.fleet, lambda: self.loaded.layout.notify,
+                                 lambda line: self.listener.notice(line))
         now = time.monotonic()
         for spec in loaded.agents():
             adapter = adapter_for(spec.cli)
@@ -119,6 +122,7 @@ class Fleet:
                 self._link_state(link, False, str(result))
                 self._spawn(self._reconnect(link), f"reconnect-{link.name}")
         self._spawn(self.screens.run(), "fleet-refresh")
+        self._spawn(self.notifier.run(), "notify")
         for link in self.links.values():
             self._spawn(watch_gpus(link, GPU_INTERVAL), f"gpus-{link.name}")
         for agent in self.agents.values():
@@ -404,6 +408,8 @@ class Fleet:
         they do is unknown: never shown as idle, never typed into)."""
         link.set_state(up, detail)
         self.listener.host_changed(link.name, up, detail)
+        if not up:
+            self.notifier.alert("host", link.name, f"host {link.name} is down: {detail}")
         now = time.monotonic()
         mine = [a for a in self.agents.values() if a.spec.host == link.name]
         for agent in mine:
@@ -446,6 +452,12 @@ class Fleet:
         if agent.state is AgentState.WORKING:
             agent.worked_at = time.time()
         self.listener.agent_changed(agent)
+        if agent.state is AgentState.NEEDS_PERMISSION:
+            asks = agent.tracker.reading.question
+            self.notifier.alert("permission", agent.name,
+                                f"{agent.name} needs you" + (f": {asks}" if asks else ""))
+        elif agent.state is AgentState.EXITED:
+            self.notifier.alert("exited", agent.name, f"{agent.name} exited")
         self.reminders.state_changed(agent, agent.state)
         self.tasks.state_changed(agent, old, agent.state)
 

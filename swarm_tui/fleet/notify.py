@@ -1,0 +1,119 @@
+"""Alerts from the engine, which runs all night with no view attached: a JSON POST to the
+layout's webhook and `notify-send` on the engine's machine, when an agent starts to wait on a
+prompt, an agent's CLI exits, or a host goes down.
+
+Nothing here may slow the engine: `alert` only queues; one task sends, each POST with a
+timeout, retried with backoff (a receiver that hangs or answers 500 is tried again, then
+dropped), failures said once a minute. One alert per subject and kind per `every` seconds, so
+128 agents flapping never flood anyone."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from swarm_tui.config.notify import Kind, NotifySpec
+
+POST_TIMEOUT = 10.0  # seconds for one POST
+TRIES = 4  # attempts per alert
+BACKOFF = 2.0  # seconds before the second attempt; doubles
+QUEUE = 200  # alerts waiting to be sent; the oldest go first when more come
+SAY_EVERY = 60.0  # seconds between two lines about a failing webhook
+
+
+@dataclass(frozen=True)
+class Alert:
+    kind: Kind
+    subject: str  # an agent's or a host's name
+    text: str
+    at: float
+
+
+class Notifier:
+    def __init__(self, fleet: str, spec: Callable[[], NotifySpec], say: Callable[[str], None],
+                 clock: Callable[[], float] = time.monotonic, backoff: float = BACKOFF):
+        """`spec`: the layout's `[notify]` as it is now (a live reload may change it)."""
+        self.fleet, self._spec, self._say = fleet, spec, say
+        self._clock, self._backoff = clock, backoff
+        self._last: dict[tuple[str, str], float] = {}
+        self._queue: asyncio.Queue[Alert] = asyncio.Queue(QUEUE)
+        self._said = -SAY_EVERY
+        self.sent: list[Alert] = []  # delivered to the webhook
+
+    @property
+    def desktop(self) -> bool:
+        return self._spec().desktop and shutil.which("notify-send") is not None and bool(
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+    def alert(self, kind: Kind, subject: str, text: str) -> None:
+        """Queue an alert (coalesced); returns at once, whatever the receivers do."""
+        spec = self._spec()
+        if kind not in spec.kinds or not (spec.webhook or self.desktop):
+            return
+        now = self._clock()
+        last = self._last.get((subject, kind))
+        if last is not None and now - last < spec.every:
+            return
+        self._last[(subject, kind)] = now
+        if self._queue.full():
+            self._queue.get_nowait()  # the oldest goes: the newest says what is true now
+        self._queue.put_nowait(Alert(kind, subject, text, time.time()))
+
+    async def run(self) -> None:
+        """Send what is queued, one at a time, for as long as the engine runs."""
+        while True:
+            alert = await self._queue.get()
+            if self.desktop:
+                await self._desktop(alert)
+            if url := self._spec().webhook:
+                await self._post(url, alert)
+
+    async def _post(self, url: str, alert: Alert) -> None:
+        body = json.dumps({
+            "text": f"swarm {self.fleet}: {alert.text}", "message": alert.text,
+            "title": f"swarm {self.fleet}", "fleet": self.fleet, "kind": alert.kind,
+            "subject": alert.subject, "time": alert.at}).encode()
+        delay = self._backoff
+        for attempt in range(1, TRIES + 1):
+            try:
+                await asyncio.to_thread(_post, url, body)
+                self.sent.append(alert)
+                return
+            except (OSError, urllib.error.URLError, ValueError) as exc:
+                why = str(getattr(exc, "reason", "") or exc)
+                if attempt == TRIES:
+                    self._tell(f"notify: the webhook did not take an alert after {TRIES} "
+                               f"tries ({why}); dropped: {alert.text}")
+                    return
+                self._tell(f"notify: the webhook failed ({why}); trying again")
+                await asyncio.sleep(delay)
+                delay *= 2
+
+    async def _desktop(self, alert: Alert) -> None:
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "notify-send", f"swarm {self.fleet}", alert.text,
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+            await asyncio.wait_for(proc.wait(), 5)
+        except (OSError, TimeoutError):
+            pass  # a desktop that cannot show it: the webhook and the view still say it
+
+    def _tell(self, line: str) -> None:
+        now = self._clock()
+        if now - self._said >= SAY_EVERY:
+            self._said = now
+            self._say(line)
+
+
+def _post(url: str, body: bytes) -> None:
+    request = urllib.request.Request(url, data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=POST_TIMEOUT) as reply:  # noqa: S310
+        reply.read()

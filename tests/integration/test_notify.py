@@ -1,0 +1,158 @@
+"""Alerts from the engine (no view attached): a JSON POST to the layout's webhook when an
+agent starts to wait on a permission prompt, exits, or a host goes down — against a real local
+HTTP receiver, including one that answers 500 and one that never answers. The engine is never
+slowed: an alert only queues."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from swarm_tui.config.layout import parse_layout
+from swarm_tui.config.notify import NotifySpec
+from swarm_tui.errors import ConfigError
+from swarm_tui.fleet import notify
+from swarm_tui.fleet.notify import Notifier
+from swarm_tui.testing import async_wait_until
+from swarm_tui.testing.sandbox import mock_agent
+
+
+class Receiver:
+    """A webhook receiver: records every JSON body; answers with the next status in
+    `answers` (then 200); `hang` makes it never answer."""
+
+    def __init__(self) -> None:
+        self.bodies: list[dict[str, Any]] = []
+        self.answers: list[int] = []
+        self.hang = threading.Event()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if receiver.hang.is_set():
+                    time.sleep(3)
+                    return
+                status = receiver.answers.pop(0) if receiver.answers else 200
+                if status == 200:
+                    receiver.bodies.append(body)
+                self.send_response(status)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    r = Receiver()
+    yield r
+    r.server.shutdown()
+
+
+def _notifier(url: str, said: list[str], **spec: Any) -> Notifier:
+    settings = NotifySpec(webhook=url, desktop=False, **spec)
+    return Notifier("night", lambda: settings, said.append, backoff=0.05)
+
+
+async def test_an_alert_is_posted_as_json_slack_and_ntfy_style(receiver: Receiver) -> None:
+    n = _notifier(receiver.url, [])
+    task = asyncio.create_task(n.run())
+    try:
+        n.alert("permission", "Gauss", "Gauss needs you: Bash(rm -rf build)")
+        await async_wait_until(lambda: receiver.bodies, 5, "the POST")
+        (body,) = receiver.bodies
+        assert body["text"] == "swarm night: Gauss needs you: Bash(rm -rf build)"  # Slack
+        assert body["message"] == "Gauss needs you: Bash(rm -rf build)"  # ntfy
+        assert (body["fleet"], body["kind"], body["subject"]) == ("night", "permission",
+                                                                  "Gauss")
+    finally:
+        task.cancel()
+
+
+async def test_one_alert_per_subject_and_kind_in_the_window(receiver: Receiver) -> None:
+    n = _notifier(receiver.url, [], every=60)
+    task = asyncio.create_task(n.run())
+    try:
+        for _ in range(50):  # an agent flapping in and out of a prompt
+            n.alert("permission", "Gauss", "Gauss needs you")
+        n.alert("exited", "Gauss", "Gauss exited")  # another kind
+        n.alert("permission", "Hilbert", "Hilbert needs you")  # another agent
+        await async_wait_until(lambda: len(receiver.bodies) == 3, 5, "three POSTs",
+                               lambda: repr(receiver.bodies))
+        assert sorted((b["kind"], b["subject"]) for b in receiver.bodies) == [
+            ("exited", "Gauss"), ("permission", "Gauss"), ("permission", "Hilbert")]
+    finally:
+        task.cancel()
+
+
+async def test_a_receiver_that_answers_500_gets_it_again(receiver: Receiver) -> None:
+    said: list[str] = []
+    receiver.answers = [500, 500]
+    n = _notifier(receiver.url, said)
+    task = asyncio.create_task(n.run())
+    try:
+        n.alert("host", "node01", "host node01 is down: connection lost")
+        await async_wait_until(lambda: receiver.bodies, 5, "the POST after two 500s")
+        assert len(said) == 1 and "webhook failed" in said[0]  # said once, not per try
+    finally:
+        task.cancel()
+
+
+async def test_a_receiver_that_hangs_never_slows_the_engine(receiver: Receiver,
+                                                            monkeypatch) -> None:
+    monkeypatch.setattr(notify, "POST_TIMEOUT", 0.3)
+    receiver.hang.set()
+    said: list[str] = []
+    n = _notifier(receiver.url, said)
+    task = asyncio.create_task(n.run())
+    try:
+        start = time.monotonic()
+        for i in range(300):  # more than the queue holds: the oldest go
+            n.alert("permission", f"A{i:03d}", f"A{i:03d} needs you")
+        assert time.monotonic() - start < 0.1  # queued, never waited on
+        ticks = 0
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:  # the loop stays free while POSTs time out
+            await asyncio.sleep(0.01)
+            ticks += 1
+        assert ticks > 50
+        await async_wait_until(lambda: said, 5, "the failing webhook said")
+        assert receiver.bodies == []
+    finally:
+        task.cancel()
+
+
+def test_a_bad_webhook_is_one_line_naming_the_field(tmp_path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('name = "bad"\nnotify = { webhook = "hooks.example/x" }\n'
+                    '[[agents]]\nname = "A"\ncli = "mock"\n')
+    with pytest.raises(ConfigError) as exc:
+        parse_layout(path, path.read_text())
+    assert "notify.webhook" in str(exc.value) and "http://" in str(exc.value)
+
+
+async def test_the_engine_posts_when_an_agent_waits_on_a_prompt(sandbox, start_fleet,
+                                                                receiver: Receiver) -> None:
+    layout = sandbox.layout(
+        "alerts", mock_agent("Pat", "--permission-rate", "1", "--work", "1"),
+        notify={"webhook": receiver.url, "desktop": False})
+    run = await start_fleet(layout, visible=False)  # no view: the engine alone says it
+    await run.wait_states("idle", timeout=30)
+    run.fleet.send(["Pat"], "deploy it")
+    await async_wait_until(lambda: any(b["kind"] == "permission" for b in receiver.bodies),
+                           30, "the permission alert", run.screens)
+    alert = next(b for b in receiver.bodies if b["kind"] == "permission")
+    assert alert["subject"] == "Pat" and alert["fleet"] == "alerts"
+    assert alert["message"].startswith("Pat needs you")
