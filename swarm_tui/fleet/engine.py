@@ -27,6 +27,7 @@ from swarm_tui.fleet.link import HostLink, watch_gpus
 from swarm_tui.fleet.notify import Notifier
 from swarm_tui.fleet.reminders import Reminders
 from swarm_tui.fleet.screens import ScreenReader
+from swarm_tui.fleet.sizes import WindowSizer
 from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
 from swarm_tui.fleet.tasks import TaskBoard
 from swarm_tui.fleet.tracker import StateTracker
@@ -78,6 +79,7 @@ class Fleet:
         self.deliberate_end = False  # ended by `swarm down`, not by tmux dying
         self.tasks = TaskBoard(self)
         self.reminders = Reminders(self)
+        self.sizer = WindowSizer(self.agents, self.links)
         self.notifier = Notifier(loaded.fleet, lambda: self.loaded.layout.notify,
                                  lambda line: self.listener.notice(line))
         now = time.monotonic()
@@ -123,6 +125,7 @@ class Fleet:
                 self._spawn(self._reconnect(link), f"reconnect-{link.name}")
         self._spawn(self.screens.run(), "fleet-refresh")
         self._spawn(self.notifier.run(), "notify")
+        self._spawn(self.sizer.run(), "window-sizes")
         for link in self.links.values():
             self._spawn(watch_gpus(link, GPU_INTERVAL), f"gpus-{link.name}")
         for agent in self.agents.values():
@@ -178,6 +181,7 @@ class Fleet:
             link.by_pane[agent.pane] = agent
         link.attempts = 0
         link.set_state(True)  # connected: the first round of captures reads every pane
+        self.sizer.forget(link)  # its windows are as tmux made them
         await self.screens.refresh(list(link.by_pane.values()))
         self._link_state(link, True, "")
         for agent in link.by_pane.values():
@@ -433,6 +437,10 @@ class Fleet:
         """Which agents have a tile on screen (they are re-read fast)."""
         self.screens.set_visible(names)
 
+    def set_sizes(self, sizes: dict[str, tuple[int, int]]) -> None:
+        """The size of each shown agent's tile: its window is made that size."""
+        self.sizer.want(sizes)
+
     async def capture(self, agent: Agent) -> list[str]:
         """Re-read one agent's screen now; returns its plain lines."""
         return await self.screens.capture(agent)
@@ -556,7 +564,10 @@ class Fleet:
 
     def attach_argv(self, name: str) -> list[str]:
         (agent,) = self.resolve([name])
-        return self.link_of(agent).host.attach_argv(agent.window) if agent.window else []
+        if not agent.window:
+            return []
+        self.sizer.hand_over(agent)  # the human's terminal sizes the window meanwhile
+        return self.link_of(agent).host.attach_argv(agent.window)
 
     def _message_queued(self, message: Message, agent: Agent) -> None:
         self.listener.message_changed(message)

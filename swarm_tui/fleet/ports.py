@@ -93,6 +93,8 @@ class Watched(Saved, Protocol):
 
     def set_visible(self, names: set[str]) -> None: ...
 
+    def set_sizes(self, sizes: dict[str, tuple[int, int]]) -> None: ...
+
 
 class Reloadable(Protocol):
     """What a live reload changes: the agents (added, removed, restarted, re-ordered), their

@@ -80,6 +80,16 @@ def _is_watch(line: bytes) -> bool:
     return isinstance(data, dict) and data.get("op") == "watch"
 
 
+def tile_sizes(raw: object) -> dict[str, tuple[int, int]] | None:
+    """A watcher's `sizes` ({name: [columns, rows]}); None when it sent none. Sizes beyond
+    any terminal are left out."""
+    if not isinstance(raw, dict):
+        return None
+    return {str(name): (int(size[0]), int(size[1])) for name, size in raw.items()
+            if isinstance(size, list) and len(size) == 2
+            and all(isinstance(v, int) and 0 < v <= 1000 for v in size)}
+
+
 class RateLimitedLog:
     """The loop's exception handler: one line on stderr per kind of error per interval (with
     how many were left out), never a flood of tracebacks (an fd limit makes accept() fail
@@ -226,7 +236,8 @@ class FleetServer:
                 try:
                     data = parse_request(line)
                     if data.get("op") == "visible":
-                        self.watchers.set_visible(watcher, {str(n) for n in data["names"]})
+                        self.watchers.set_visible(watcher, {str(n) for n in data["names"]},
+                                                  tile_sizes(data.get("sizes")))
                 except (ValueError, KeyError, TypeError, AttributeError):
                     continue  # a watcher's bad line changes nothing
         except (OSError, ValueError, asyncio.LimitOverrunError):

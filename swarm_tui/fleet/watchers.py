@@ -97,6 +97,8 @@ class Watcher:
                  on_gone: Callable[[Watcher], None]):
         self.writer = writer
         self.visible = visible
+        self.sizes: dict[str, tuple[int, int]] = {}  # its tiles' sizes, by agent
+        self.sized_at = 0.0  # when it last said them (the latest view's sizes win)
         self.on_gone = on_gone
         self.events: list[BaseModel] = []
         self.agents: dict[str, AgentView] = {}
@@ -174,9 +176,12 @@ class Watchers:
             self._work_task = asyncio.create_task(self._watch_work(), name="watchers-work")
         return watcher
 
-    def set_visible(self, watcher: Watcher, names: set[str]) -> None:
+    def set_visible(self, watcher: Watcher, names: set[str],
+                    sizes: dict[str, tuple[int, int]] | None = None) -> None:
         new = names - watcher.visible
         watcher.visible = names
+        if sizes is not None and sizes != watcher.sizes:
+            watcher.sizes, watcher.sized_at = sizes, time.monotonic()
         for name in new:
             agent = self.fleet.agents.get(name)
             if agent is not None and agent.screen:
@@ -190,9 +195,12 @@ class Watchers:
 
     def _visible_changed(self) -> None:
         shown: set[str] = set()
-        for watcher in self.all:
+        sizes: dict[str, tuple[int, int]] = {}
+        for watcher in sorted(self.all, key=lambda w: w.sized_at):
             shown |= watcher.visible
+            sizes.update(watcher.sizes)  # kept while its screen is away (a human attached)
         self.fleet.set_visible(shown)
+        self.fleet.set_sizes(sizes)
 
     def count(self) -> int:
         return len(self.all)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -181,6 +181,7 @@ class FleetClient:
         self._writer: asyncio.StreamWriter | None = None
         self._reader_task: asyncio.Task[None] | None = None
         self._visible: set[str] = set()
+        self._sizes: dict[str, tuple[int, int]] = {}
 
     # ------------------------------------------------------------------ the stream
     async def connect(self, visible: Iterable[str] = ()) -> FleetView:
@@ -218,6 +219,8 @@ class FleetClient:
             self.view.ended = None
         self._writer = writer
         self._reader_task = asyncio.create_task(self._read(reader), name="fleet-watch")
+        if self._sizes:  # a new engine (or the same one, back) hears the tiles' sizes again
+            self._send_visible()
         return self.view
 
     async def _read(self, reader: asyncio.StreamReader) -> None:
@@ -266,15 +269,23 @@ class FleetClient:
             view.ended = event
             out.ended(event.reason, event.deliberate)
 
-    def set_visible(self, names: Iterable[str]) -> None:
-        """The agents this watcher shows: their screens come to it, at the fast rate."""
+    def set_visible(self, names: Iterable[str],
+                    sizes: Mapping[str, tuple[int, int]] | None = None) -> None:
+        """The agents this watcher shows: their screens come to it, at the fast rate; with
+        `sizes` (columns, rows of each one's tile) their windows are made that size."""
         names = set(names)
-        if names == self._visible:
+        new_sizes = self._sizes if sizes is None else dict(sizes)
+        if names == self._visible and new_sizes == self._sizes:
             return
-        self._visible = names
+        self._visible, self._sizes = names, new_sizes
+        self._send_visible()
+
+    def _send_visible(self) -> None:
         if self._writer is not None:
-            self._writer.write(json.dumps({"op": "visible", "names": sorted(names)}).encode()
-                               + b"\n")
+            line: dict[str, Any] = {"op": "visible", "names": sorted(self._visible)}
+            if self._sizes:
+                line["sizes"] = {n: list(s) for n, s in self._sizes.items()}
+            self._writer.write(json.dumps(line).encode() + b"\n")
 
     @property
     def connected(self) -> bool:

@@ -211,6 +211,15 @@ class SwarmApp(AgentActions):
         for tile in self._tiles:
             if tile.name_shown is not None:
                 tile.update_screen()
+        self.client.set_visible(self._visible_names(), self._tile_sizes())
+
+    def _tile_sizes(self) -> dict[str, tuple[int, int]]:
+        """Each shown agent's room (its tile's inside): the engine sizes its window to it."""
+        tiles = [t for t in self._tiles if t.name_shown is not None and t.display]
+        if self._judge.display:
+            tiles += list(self._judge.query(AgentTile))
+        return {t.name_shown: (t.content_region.width, t.content_region.height)
+                for t in tiles if t.name_shown and t.content_region.width > 0}
 
     # ------------------------------------------------------------------ drawing
     def _draw_changes(self) -> None:

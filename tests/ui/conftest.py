@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -204,6 +204,7 @@ class FakeClient(FleetClient):
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.shown: list[set[str]] = []  # every set_visible, in order
         self.existing: set[str] = set()  # layout names save_target says exist
+        self.sizes: dict[str, tuple[int, int]] = {}  # the tiles' sizes, as last said
         # the engine's skills: what its host has, whatever this machine has
         self.engine_skills = {s.name: s for s in (
             SkillView(name="thermonuclear-review", description="review hard",
@@ -214,8 +215,11 @@ class FakeClient(FleetClient):
     def connected(self) -> bool:
         return True
 
-    def set_visible(self, names: Iterable[str]) -> None:
+    def set_visible(self, names: Iterable[str],
+                    sizes: Mapping[str, tuple[int, int]] | None = None) -> None:
         self.shown.append(set(names))
+        if sizes is not None:
+            self.sizes = dict(sizes)
 
     def _asked(self, op: str, **args: Any) -> None:
         self.requests.append((op, args))

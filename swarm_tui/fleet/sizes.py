@@ -1,0 +1,106 @@
+"""Agents' windows sized to the tiles that show them, as tmux's own tiled layout does: the CLI
+lays its screen out for the room it has, so a tile shows the whole of it. An agent no view
+shows goes back to the default size. A window a human is looking at (an attached tmux client,
+not swarm's control client) is left to tmux, so the human's terminal decides its size until
+they detach; it is looked at again every few seconds, never only on an event.
+
+Sizes come from the views (the latest view to say an agent's size wins); changes are
+debounced, so a terminal being dragged to a new size is one resize per window."""
+
+from __future__ import annotations
+
+import asyncio
+
+from swarm_tui.errors import SwarmError
+from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.link import HostLink
+from swarm_tui.tmux.commands import quote
+
+DEFAULT = (120, 40)  # a window no view shows (the session's default-size)
+SMALLEST = (20, 6)  # no CLI is made to draw in less
+DEBOUNCE = 0.3  # seconds of quiet after a change of sizes before windows are resized
+RECHECK = 3.0  # seconds between looks for humans attaching or detaching
+HUMANS = "list-clients -F '#{client_control_mode} #{window_id}'"
+
+
+class WindowSizer:
+    def __init__(self, agents: dict[str, Agent], links: dict[str, HostLink]):
+        self._agents, self._links = agents, links
+        self._wanted: dict[str, tuple[int, int]] = {}
+        # by (agent, window): a new window is not the one sized; None: left to a human
+        self._applied: dict[tuple[str, str], tuple[int, int] | None] = {}
+        self.changed = asyncio.Event()
+
+    def want(self, sizes: dict[str, tuple[int, int]]) -> None:
+        """The size each shown agent's tile has now; every other agent gets DEFAULT."""
+        wanted = {name: (max(SMALLEST[0], w), max(SMALLEST[1], h))
+                  for name, (w, h) in sizes.items() if name in self._agents}
+        if wanted != self._wanted:
+            self._wanted = wanted
+            self.changed.set()
+
+    def size_of(self, name: str) -> tuple[int, int]:
+        return self._wanted.get(name, DEFAULT)
+
+    async def run(self) -> None:
+        while True:
+            try:
+                async with asyncio.timeout(RECHECK):
+                    await self.changed.wait()
+                await asyncio.sleep(DEBOUNCE)  # a drag of the terminal: one resize at its end
+            except TimeoutError:
+                pass  # look again for humans that came or went
+            self.changed.clear()
+            for link in list(self._links.values()):
+                if link.connected and link.control is not None:
+                    try:
+                        await self._apply(link)
+                    except SwarmError:
+                        pass  # the link's own events say what went wrong
+
+    async def _apply(self, link: HostLink) -> None:
+        control = link.control
+        assert control is not None
+        mine = [a for a in self._agents.values() if a.spec.host == link.name and a.window]
+        if not any(self._applied.get((a.name, a.window), DEFAULT) != self.size_of(a.name)
+                   for a in mine):
+            return  # nothing to change, and no window handed to a human
+        (reply,) = await control.run_all([HUMANS])
+        watched = {w for line in reply.lines
+                   if (parts := line.decode(errors="replace").split()) and parts[0] == "0"
+                   for w in parts[1:2]}
+        commands = []
+        for agent in mine:
+            key = (agent.name, agent.window)
+            if agent.window in watched:
+                if self._applied.get(key, DEFAULT) is not None:
+                    commands.append(f"resize-window -A -t {quote(agent.window)}")
+                    self._applied[key] = None  # the human's terminal decides
+                continue
+            size = self.size_of(agent.name)
+            if self._applied.get(key, DEFAULT) != size:
+                commands.append(f"resize-window -t {quote(agent.window)} -x {size[0]} "
+                                f"-y {size[1]}")
+                self._applied[key] = size
+        if commands:
+            await control.run_all(commands)
+
+    def hand_over(self, agent: Agent) -> None:
+        """A human is about to attach to the agent's window: tmux sizes it to their terminal
+        (looked at again every RECHECK: after they detach it goes back to its tile)."""
+        link = self._links.get(agent.spec.host)
+        if link is None or link.control is None or not agent.window:
+            return
+        self._applied[(agent.name, agent.window)] = None
+        command = f"resize-window -A -t {quote(agent.window)}"
+        task = asyncio.ensure_future(link.control.run_all([command]))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # said by the link
+        self.changed.set()
+
+    def forget(self, link: HostLink) -> None:
+        """A host's tmux came (back): its windows are as tmux made them."""
+        for agent in self._agents.values():
+            if agent.spec.host == link.name:
+                self._applied.pop((agent.name, agent.window), None)
+        self.changed.set()
+

@@ -1,0 +1,74 @@
+"""Agents' windows take their tiles' sizes, as tmux's own tiled layout does: a view says how
+big each tile is, the engine resizes that agent's tmux window (the CLI lays its screen out
+for the room it has); an agent no view shows goes back to the default size; a human attached
+to a window gets their own terminal's size until they detach."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import subprocess
+
+import pytest
+
+from swarm_tui import paths
+from swarm_tui.fleet.server import tile_sizes
+from swarm_tui.protocol.client import FleetClient, NullViewListener
+from swarm_tui.testing import async_wait_until, mock_agent
+from swarm_tui.testing.sandbox import TmuxServer
+
+pytestmark = pytest.mark.integration
+
+
+def _size(server: TmuxServer, agent: str) -> str:
+    window = server.agent_windows()[agent].window
+    return server.run("display-message", "-p", "-t", window,
+                      "#{window_width}x#{window_height}").stdout.strip()
+
+
+def test_a_watchers_sizes_are_checked() -> None:
+    assert tile_sizes({"Ada": [58, 21], "Bo": [0, 5], "Cy": [9999, 5], "Di": "x"}) == {
+        "Ada": (58, 21)}
+    assert tile_sizes(None) is None  # none said: the sizes it said before stay
+
+
+async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet) -> None:
+    run = await start_fleet(sandbox.layout("sizes", mock_agent("Ada"), mock_agent("Bo")),
+                            visible=False)
+    run.fleet.listener = run.server.watchers
+    await run.wait_states("idle")
+    fleet = sandbox.tmux("sizes")
+    assert _size(fleet, "Ada") == "120x40" and _size(fleet, "Bo") == "120x40"
+    view = FleetClient(paths.socket_path("sizes"), NullViewListener())
+    await view.connect(visible=["Ada"])
+    try:
+        view.set_visible(["Ada"], {"Ada": (58, 21)})
+        await async_wait_until(lambda: _size(fleet, "Ada") == "58x21", 10,
+                               "Ada's window at its tile's size", lambda: _size(fleet, "Ada"))
+        # the CLI drew for that room: its screen is 58 columns wide now
+        await async_wait_until(lambda: max(map(len, fleet.capture("Ada").splitlines())) <= 58,
+                               10, "Ada's screen laid out in 58 columns")
+        assert _size(fleet, "Bo") == "120x40"  # shown nowhere: the default
+        # a human attaches to Ada in a terminal of their own (100x30): theirs wins
+        term = TmuxServer(f"term-sizes-{sandbox.home.name}", sandbox.env)
+        sandbox._servers.append(term)
+        argv = run.fleet.attach_argv("Ada")
+        subprocess.run(["tmux", "-L", term.socket_name, "-f", "/dev/null", "new-session",
+                        "-d", "-s", "t", "-x", "100", "-y", "30",
+                        "env -u TMUX " + shlex.join(argv) + "; sleep 3600"],
+                       env=sandbox.env, check=True, timeout=10)
+        await async_wait_until(lambda: _size(fleet, "Ada") == "100x29", 10,
+                               "Ada's window at the human's terminal size (less tmux's "
+                               "status line)", lambda: _size(fleet, "Ada"))
+        await asyncio.sleep(4)  # longer than a re-check: the sizer leaves it to the human
+        assert _size(fleet, "Ada") == "100x29"
+        term.run("kill-server")  # the human's terminal goes: the tile's size again
+        await async_wait_until(lambda: _size(fleet, "Ada") == "58x21", 10,
+                               "Ada's window back at its tile's size",
+                               lambda: _size(fleet, "Ada"))
+        view.set_visible(["Bo"], {"Bo": (40, 12)})  # another page
+        await async_wait_until(lambda: (_size(fleet, "Ada"), _size(fleet, "Bo"))
+                               == ("120x40", "40x12"), 10, "Ada back to the default, Bo "
+                               "at its tile", lambda: f"{_size(fleet, 'Ada')} {_size(fleet, 'Bo')}")
+    finally:
+        await view.close()
