@@ -90,6 +90,10 @@ class Adapter:
     clear_draft_keys: tuple[str, ...] = ("C-u",)
     reads_input_box = False  # True when `read` finds the input box (and so readiness)
     reads_screen = True  # False: `read` learns nothing from the screen, so skip it
+    # the smallest window (columns, rows) this CLI's screen is read right in: a tile smaller
+    # than this shows the bottom-left of a window this size (Gemini CLI and Codex misread
+    # at 44x20; 80x24 is what every CLI lays out for)
+    min_window = (80, 24)
     family = ""  # model family ("anthropic", "openai", "google" ...): judges warn on a match
     fresh_command = ""  # typed to start a fresh conversation ("/clear"); "" = restart process
     executable = ""  # the CLI's usual program name; a layout's `command` replaces it

@@ -70,6 +70,7 @@ class ClaudeAdapter(Adapter):
     # when the idle box has held this long (the Stop hook, where wired, says it at once)
     idle_quiet = 1.0
     verify_timeout = 3.0
+    min_window = (44, 20)  # its queue and states are tested with the real CLI at 44x20
     # Esc Esc clears the whole input, all lines; Ctrl-C would too, but a second Ctrl-C within
     # a second exits Claude Code, and Ctrl-U only clears to the start of one line
     clear_draft_keys = ("Escape", "Escape")

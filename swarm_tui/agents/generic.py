@@ -12,6 +12,7 @@ class GenericAdapter(Adapter):
     submit_delay = 0.1
     idle_quiet = 2.0
     reads_screen = False
+    min_window = (20, 6)  # nothing is read from its screen
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
         return agent.command

@@ -18,6 +18,7 @@ RULE = re.compile(r"^─{8,}$")
 
 class MockAdapter(Adapter):
     name = "mock"
+    min_window = (44, 16)  # its dialog box is 44 wide
     submit_delay = 0.15
     idle_quiet = 0.8
     reads_input_box = True

@@ -17,7 +17,6 @@ from swarm_tui.fleet.link import HostLink
 from swarm_tui.tmux.commands import quote
 
 DEFAULT = (120, 40)  # a window no view shows (the session's default-size)
-SMALLEST = (20, 6)  # no CLI is made to draw in less
 DEBOUNCE = 0.3  # seconds of quiet after a change of sizes before windows are resized
 RECHECK = 3.0  # seconds between looks for humans attaching or detaching
 HUMANS = "list-clients -F '#{client_control_mode} #{window_id}'"
@@ -33,8 +32,11 @@ class WindowSizer:
 
     def want(self, sizes: dict[str, tuple[int, int]]) -> None:
         """The size each shown agent's tile has now; every other agent gets DEFAULT."""
-        wanted = {name: (max(SMALLEST[0], w), max(SMALLEST[1], h))
-                  for name, (w, h) in sizes.items() if name in self._agents}
+        wanted = {}
+        for name, (w, h) in sizes.items():
+            if (agent := self._agents.get(name)) is not None:
+                least = agent.adapter.min_window  # where its screen is still read right
+                wanted[name] = (max(least[0], w), max(least[1], h))
         if wanted != self._wanted:
             self._wanted = wanted
             self.changed.set()
