@@ -10,6 +10,7 @@ debounced, so a terminal being dragged to a new size is one resize per window.""
 from __future__ import annotations
 
 import asyncio
+import time
 
 from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.agent import Agent
@@ -19,6 +20,7 @@ from swarm_tui.tmux.commands import quote
 DEFAULT = (120, 40)  # a window no view shows (the session's default-size)
 DEBOUNCE = 0.3  # seconds of quiet after a change of sizes before windows are resized
 RECHECK = 3.0  # seconds between looks for humans attaching or detaching
+GRACE = 5.0  # seconds a window handed to a human stays theirs before they show up
 HUMANS = "list-clients -F '#{client_control_mode} #{window_id}'"
 
 
@@ -28,6 +30,7 @@ class WindowSizer:
         self._wanted: dict[str, tuple[int, int]] = {}
         # by (agent, window): a new window is not the one sized; None: left to a human
         self._applied: dict[tuple[str, str], tuple[int, int] | None] = {}
+        self._handed: dict[tuple[str, str], float] = {}  # windows handed over: until when
         self.changed = asyncio.Event()
 
     def want(self, sizes: dict[str, tuple[int, int]]) -> None:
@@ -74,7 +77,7 @@ class WindowSizer:
         commands = []
         for agent in mine:
             key = (agent.name, agent.window)
-            if agent.window in watched:
+            if agent.window in watched or time.monotonic() < self._handed.get(key, 0.0):
                 if self._applied.get(key, DEFAULT) is not None:
                     commands.append(f"resize-window -A -t {quote(agent.window)}")
                     self._applied[key] = None  # the human's terminal decides
@@ -94,6 +97,8 @@ class WindowSizer:
         if link is None or link.control is None or not agent.window:
             return
         self._applied[(agent.name, agent.window)] = None
+        # the human's tmux client attaches a moment after this: theirs meanwhile
+        self._handed[(agent.name, agent.window)] = time.monotonic() + GRACE
         command = f"resize-window -A -t {quote(agent.window)}"
         task = asyncio.ensure_future(link.control.run_all([command]))
         task.add_done_callback(lambda t: t.cancelled() or t.exception())  # said by the link
