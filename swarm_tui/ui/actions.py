@@ -1,6 +1,6 @@
 """What the view does to one agent or to the fleet through the engine: attach to an agent's
 window, fresh start, a new task, a review now, save the fleet as a layout (never over a file
-without asking)."""
+without asking); and which agents it shows: a filter, a jump to a name."""
 
 from __future__ import annotations
 
@@ -22,8 +22,16 @@ class AgentActions(EngineLink):
     the selection and the page)."""
 
     view: FleetView
+    order: list[str]
+    filter: str
 
     def current_name(self) -> str | None:
+        raise NotImplementedError
+
+    def select_name(self, name: str) -> None:
+        raise NotImplementedError
+
+    def _apply_order(self) -> None:
         raise NotImplementedError
 
     def _show_page(self) -> None:
@@ -97,3 +105,33 @@ class AgentActions(EngineLink):
     def _save_now(self, name: str, force: bool) -> None:
         self._ask(lambda: self.client.save(name, force=force),
                   lambda path: self.notify(f"saved {path}: `swarm up {name}` brings it back"))
+
+    def action_filter(self) -> None:
+        self.push_screen(FocusScreen("", self.filter, title="Show agents whose name, role, "
+                                     "state, host or focus has every word (empty: all)",
+                                     placeholder="e.g. idle node03"), self._filtered)
+
+    def _filtered(self, text: str | None) -> None:
+        if text is not None:
+            self.filter = " ".join(text.split())
+            self._apply_order()
+
+    def action_go(self) -> None:
+        self.push_screen(FocusScreen("", "", title="Go to agent", placeholder="its name, or "
+                                     "the start of it"), self._go)
+
+    def _go(self, text: str | None) -> None:
+        want = (text or "").strip().casefold()
+        if not want:
+            return
+        names = list(self.view.agents)
+        found = next((n for n in names if n.casefold() == want), None) or next(
+            (n for n in names if n.casefold().startswith(want)), None) or next(
+            (n for n in names if want in n.casefold()), None)
+        if found is None:
+            self.notify(f"no agent named like {text!r}", severity="warning")
+            return
+        if found not in self.order:  # filtered out: show everyone again
+            self.filter = ""
+            self._apply_order()
+        self.select_name(found)

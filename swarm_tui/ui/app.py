@@ -33,7 +33,7 @@ from swarm_tui.ui.notes import agent_notes
 from swarm_tui.ui.prompt import FocusScreen, PromptScreen, Target, skill_request
 from swarm_tui.ui.reminders import RemindersScreen
 from swarm_tui.ui.sidebar import Sidebar
-from swarm_tui.ui.status import status_line
+from swarm_tui.ui.status import matches, status_line
 from swarm_tui.ui.tiles import MIN_TILE_H, MIN_TILE_W, AgentTile, TileGrid
 
 
@@ -70,7 +70,8 @@ class SwarmApp(AgentActions):
         self.bridge = UiBridge()
         client.listener = self.bridge
         self._note_from_view()
-        self.order: list[str] = list(self.view.agents)
+        self.order: list[str] = list(self.view.agents)  # the tiles' order (the filter's)
+        self.filter = ""
         self.selected = 0
         self.page = 0
         self.marked: set[str] = set()
@@ -256,10 +257,7 @@ class SwarmApp(AgentActions):
         b.messages.clear()
         if b.relayout:
             b.relayout = False
-            self.order = list(self.view.agents)
-            self.selected = min(self.selected, max(0, len(self.order) - 1))
-            self.marked &= set(self.order)
-            self._relayout()
+            self._apply_order()
         for text in b.notices:
             self.notify(text, severity="warning", timeout=10)
         b.notices.clear()
@@ -312,7 +310,8 @@ class SwarmApp(AgentActions):
                 tile.set_class(name == current, "-selected")
                 tile.set_class(name in self.marked, "-marked")
         status = status_line(self.view, self.page, self.pages, len(self.marked), self.zoomed,
-                             self._sidebar.colours())
+                             self._sidebar.colours(),
+                             (self.filter, len(self.order)) if self.filter else None)
         if status.plain != self._status_drawn:
             self._status_drawn = status.plain
             self._status.update(status, layout=False)  # one row, always: no new layout
@@ -322,9 +321,21 @@ class SwarmApp(AgentActions):
         judge = self._judge.judge_agent_name() if self._judge.display else None
         return names | ({judge} if judge else set())
 
+    def _apply_order(self) -> None:
+        """The tiles' order: every agent, or those the filter lets through; the selection
+        stays on its agent when it can."""
+        current = self.current_name()
+        words = self.filter.split()
+        self.order = [n for n, a in self.view.agents.items() if matches(a, words)]
+        self.selected = self.order.index(current) if current in self.order else \
+            min(self.selected, max(0, len(self.order) - 1))
+        self.marked &= set(self.view.agents)
+        self._relayout()
+
     def _draw_sidebar(self) -> None:
         view = self.view
-        self._sidebar.show(list(view.agents.values()), self.current_name(), self.marked,
+        shown = [view.agents[n] for n in self.order if n in view.agents]
+        self._sidebar.show(shown, self.current_name(), self.marked,
                            set(self._page_names()), view.hosts, agent_notes(view),
                            view.oldest_open())
         if self._judge.display:
@@ -393,7 +404,7 @@ class SwarmApp(AgentActions):
     def targets(self) -> list[Target]:
         chosen = [n for n in self.order if n in self.marked] or [self.current_name() or ""]
         out = [Target(", ".join(chosen), tuple(chosen)),
-               Target(f"all agents ({len(self.order)})", tuple(self.order))]
+               Target(f"all agents ({len(self.view.agents)})", tuple(self.view.agents))]
         agents = self.view.agents.values()
         for role in sorted({a.role for a in agents}):
             names = tuple(a.name for a in agents if a.role == role)

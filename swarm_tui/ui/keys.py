@@ -57,6 +57,11 @@ FLEET_KEYS: list[BindingType] = [
             tooltip="handoff note, new conversation, focus and note typed in again"),
     Binding("S", "save", "Save layout", show=False, id="save",
             tooltip="write the running fleet as a layout file"),
+    Binding("slash", "filter", "Filter", id="filter",
+            tooltip="show only agents whose name, role, state, host or focus has every "
+                    "word you type; empty shows all"),
+    Binding("g", "go", "Go to", show=False, id="go",
+            tooltip="select an agent by (the start of) its name"),
     Binding("b", "sidebar", "Sidebar", show=False, id="sidebar",
             tooltip="hide or show the sidebar (a narrow terminal gets more tiles)"),
     Binding("U", "start_engine", "Start engine", show=False, id="start_engine",

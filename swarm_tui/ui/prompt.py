@@ -146,16 +146,18 @@ class FocusScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("enter", "save", "Save", priority=True),
                 Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, agent: str, current: str, title: str = "") -> None:
+    def __init__(self, agent: str, current: str, title: str = "",
+                 placeholder: str = "one focus label") -> None:
         super().__init__()
         self.agent = agent
         self.current = current
         self.title_text = title or f"Focus of {agent}"
+        self.placeholder = placeholder
 
     def compose(self) -> ComposeResult:
         with Vertical(id="focus-box"):
             yield Label(self.title_text)
-            yield Input(value=self.current, id="focus-input", placeholder="one focus label")
+            yield Input(value=self.current, id="focus-input", placeholder=self.placeholder)
             yield Label(hint(self.BINDINGS), id="prompt-help")
 
     def on_mount(self) -> None:

@@ -103,3 +103,27 @@ async def test_the_layout_follows_the_terminal_and_b_hides_the_sidebar(tmp_path:
         await until(lambda: sidebar.outer_size.width == 38 and app.cols == 4,
                     what="the wide layout", detail=lambda: f"{sidebar.outer_size} {app.cols}")
         assert app.page < app.pages
+
+
+async def test_a_filter_shows_only_matching_agents_and_g_jumps_to_one(tmp_path: Path) -> None:
+    client = FakeClient(still_fleet(tmp_path, count=16))
+    app = SwarmApp(client)
+    async with app.run_test(size=(160, 48)) as pilot:
+        sidebar = app.query_one(Sidebar)
+        await until(lambda: app._laid_out, what="the first layout")
+        await pilot.press("slash", *"needs-permission", "enter")
+        waiting = [n for n, a in app.view.agents.items() if a.state == "needs-permission"]
+        await until(lambda: app.order == waiting, what="only the agents that need you",
+                    detail=lambda: repr(app.order))
+        assert {t.name_shown for t in app._tiles if t.display} == set(waiting)
+        assert "Gauss" not in text_of(sidebar) and waiting[0] in text_of(sidebar)
+        assert f"filter 'needs-permission': {len(waiting)} shown" in str(app._status.render())
+        # the prompt's "all agents" is still the whole fleet, not the filtered few
+        await pilot.press("a", *"everyone", "enter")
+        await until(lambda: client.asked("send"), what="the send to all")
+        assert len(client.asked("send")[0]["names"]) == 16
+        await pilot.press("g", *"lap", "enter")  # Laplace is filtered out: all shown again
+        await until(lambda: app.current_name() == "Laplace", what="Laplace selected")
+        assert app.filter == "" and len(app.order) == 16
+        await pilot.press("slash", "ctrl+u", "enter")  # an empty filter: everyone
+        await until(lambda: len(app.order) == 16, what="all agents back")
