@@ -124,8 +124,8 @@ class Fleet:
                 self._link_state(link, False, str(result))
                 self._spawn(self._reconnect(link), f"reconnect-{link.name}")
         self._spawn(self.screens.run(), "fleet-refresh")
-        self._spawn(self.notifier.run(), "notify")
-        self._spawn(self.sizer.run(), "window-sizes")
+        self._spawn(self._supervised(self.notifier.run, "alerts"), "notify")
+        self._spawn(self._supervised(self.sizer.run, "window sizes"), "window-sizes")
         for link in self.links.values():
             self._spawn(watch_gpus(link, GPU_INTERVAL), f"gpus-{link.name}")
         for agent in self.agents.values():
@@ -423,6 +423,7 @@ class Fleet:
     def end(self, reason: str) -> None:
         """Tell whoever owns the fleet to stop watching (the agents are being stopped)."""
         self.deliberate_end = True
+        self.notifier.muted = True  # `swarm down` stops them all: no alert for each
         self._end(reason)
 
     def _end(self, reason: str) -> None:

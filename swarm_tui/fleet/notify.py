@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import time
-import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +45,8 @@ class Notifier:
         self._queue: asyncio.Queue[Alert] = asyncio.Queue(QUEUE)
         self._said = -SAY_EVERY
         self.sent: list[Alert] = []  # delivered to the webhook
+        self.muted = False  # the fleet is being stopped on purpose
+        self._desktops: set[asyncio.Task[None]] = set()
 
     @property
     def desktop(self) -> bool:
@@ -55,7 +56,7 @@ class Notifier:
     def alert(self, kind: Kind, subject: str, text: str) -> None:
         """Queue an alert (coalesced); returns at once, whatever the receivers do."""
         spec = self._spec()
-        if kind not in spec.kinds or not (spec.webhook or self.desktop):
+        if self.muted or kind not in spec.kinds or not (spec.webhook or self.desktop):
             return
         now = self._clock()
         last = self._last.get((subject, kind))
@@ -70,8 +71,10 @@ class Notifier:
         """Send what is queued, one at a time, for as long as the engine runs."""
         while True:
             alert = await self._queue.get()
-            if self.desktop:
-                await self._desktop(alert)
+            if self.desktop:  # beside the webhook, never behind its retries
+                task = asyncio.create_task(self._desktop(alert))
+                self._desktops.add(task)
+                task.add_done_callback(self._desktops.discard)
             if url := self._spec().webhook:
                 await self._post(url, alert)
 
@@ -86,11 +89,11 @@ class Notifier:
                 await asyncio.to_thread(_post, url, body)
                 self.sent.append(alert)
                 return
-            except (OSError, urllib.error.URLError, ValueError) as exc:
-                why = str(getattr(exc, "reason", "") or exc)
+            except Exception as exc:  # noqa: BLE001 - any failure of a receiver: try again
+                why = str(getattr(exc, "reason", "") or exc) or type(exc).__name__
                 if attempt == TRIES:
-                    self._tell(f"notify: the webhook did not take an alert after {TRIES} "
-                               f"tries ({why}); dropped: {alert.text}")
+                    self._say(f"notify: the webhook did not take an alert after {TRIES} "
+                              f"tries ({why}); dropped: {alert.text}")  # always said
                     return
                 self._tell(f"notify: the webhook failed ({why}); trying again")
                 await asyncio.sleep(delay)
@@ -101,8 +104,12 @@ class Notifier:
             proc = await asyncio.create_subprocess_exec(
                 "notify-send", f"swarm {self.fleet}", alert.text,
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
-            await asyncio.wait_for(proc.wait(), 5)
-        except (OSError, TimeoutError):
+            try:
+                await asyncio.wait_for(proc.wait(), 5)
+            except TimeoutError:
+                proc.kill()  # a notification daemon that hangs: not one process per alert
+                await proc.wait()
+        except OSError:
             pass  # a desktop that cannot show it: the webhook and the view still say it
 
     def _tell(self, line: str) -> None:

@@ -131,8 +131,9 @@ class ScreenReader:
             agent = self._agents.get(name)
             if agent is None or not agent.dirty:
                 self._dirty.discard(name)  # gone, or read meanwhile
-            elif agent.pane:
-                found.append(agent)
+            elif agent.pane and (link := self._links.get(agent.spec.host)) is not None \
+                    and link.connected:
+                found.append(agent)  # (a host that is down: read when it is back)
         return found
 
     def _due(self, now: float) -> list[Agent]:

@@ -18,6 +18,7 @@ from swarm_tui.fleet.link import HostLink
 from swarm_tui.tmux.commands import quote
 
 DEFAULT = (120, 40)  # a window no view shows (the session's default-size)
+UNKNOWN = (0, 0)  # a size no window is: sized again at the next look
 DEBOUNCE = 0.3  # seconds of quiet after a change of sizes before windows are resized
 RECHECK = 3.0  # seconds between looks for humans attaching or detaching
 GRACE = 5.0  # seconds a window handed to a human stays theirs before they show up
@@ -67,47 +68,53 @@ class WindowSizer:
         control = link.control
         assert control is not None
         mine = [a for a in self._agents.values() if a.spec.host == link.name and a.window]
-        if not any(self._applied.get((a.name, a.window), DEFAULT) != self.size_of(a.name)
-                   for a in mine):
-            return  # nothing to change, and no window handed to a human
-        (reply,) = await control.run_all([HUMANS])
+        if not mine:
+            return
+        (reply,) = await control.run_all([HUMANS])  # every look: a human may come or go
         watched = {w for line in reply.lines
                    if (parts := line.decode(errors="replace").split()) and parts[0] == "0"
                    for w in parts[1:2]}
         commands = []
+        now = time.monotonic()
         for agent in mine:
             key = (agent.name, agent.window)
-            if agent.window in watched or time.monotonic() < self._handed.get(key, 0.0):
+            if agent.window in watched or now < self._handed.get(key, 0.0):
                 if self._applied.get(key, DEFAULT) is not None:
-                    commands.append(f"resize-window -A -t {quote(agent.window)}")
+                    commands.append(_to_human(agent.window))
                     self._applied[key] = None  # the human's terminal decides
                 continue
             size = self.size_of(agent.name)
             if self._applied.get(key, DEFAULT) != size:
                 commands.append(f"resize-window -t {quote(agent.window)} -x {size[0]} "
-                                f"-y {size[1]}")
+                                f"-y {size[1]}")  # manual again, the tile's size
                 self._applied[key] = size
         if commands:
             await control.run_all(commands)
 
     def hand_over(self, agent: Agent) -> None:
-        """A human is about to attach to the agent's window: tmux sizes it to their terminal
-        (looked at again every RECHECK: after they detach it goes back to its tile)."""
+        """A human is about to attach to the agent's window: from now it follows their
+        terminal (the grace covers the moment before their client shows up; after they
+        detach it goes back to its tile)."""
         link = self._links.get(agent.spec.host)
         if link is None or link.control is None or not agent.window:
             return
-        self._applied[(agent.name, agent.window)] = None
-        # the human's tmux client attaches a moment after this: theirs meanwhile
-        self._handed[(agent.name, agent.window)] = time.monotonic() + GRACE
-        command = f"resize-window -A -t {quote(agent.window)}"
-        task = asyncio.ensure_future(link.control.run_all([command]))
+        key = (agent.name, agent.window)
+        self._applied[key] = None
+        self._handed[key] = time.monotonic() + GRACE
+        task = asyncio.ensure_future(link.control.run_all([_to_human(agent.window)]))
         task.add_done_callback(lambda t: t.cancelled() or t.exception())  # said by the link
         self.changed.set()
 
     def forget(self, link: HostLink) -> None:
-        """A host's tmux came (back): its windows are as tmux made them."""
+        """A host's tmux came (back): its windows may have any size (it kept the sizes an
+        earlier engine gave them), so each is sized again."""
         for agent in self._agents.values():
             if agent.spec.host == link.name:
-                self._applied.pop((agent.name, agent.window), None)
+                self._applied[(agent.name, agent.window)] = UNKNOWN
         self.changed.set()
+
+
+def _to_human(window: str) -> str:
+    """The window follows the terminal of whoever is looking at it (and later resizes)."""
+    return f"set-option -w -t {quote(window)} window-size latest"
 

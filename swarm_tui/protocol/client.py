@@ -231,6 +231,8 @@ class FleetClient:
                     self._apply(decode(line))
                 except ValidationError:
                     continue  # an event this version does not know
+                except Exception as exc:  # noqa: BLE001 - a listener's fault is not the stream's
+                    self.listener.notice(f"the view failed on an event ({exc!r}); it goes on")
         except (OSError, ValueError) as exc:
             why = f"the connection to the engine broke ({exc})"
         if self._writer is not None:

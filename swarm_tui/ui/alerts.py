@@ -27,7 +27,7 @@ class Alerts:
     terminal (None: the bell only, e.g. a browser)."""
 
     def __init__(self, write: Callable[[str], None], clock: Callable[[], float] = time.monotonic):
-        self._write = write
+        self.write = write
         self._clock = clock
         self._states: dict[str, str] = {}
         self._hosts: dict[str, bool] = {}
@@ -58,4 +58,4 @@ class Alerts:
             return
         self._last[(subject, kind)] = now
         self.sent.append((subject, what))
-        self._write("\x07" + osc_notify("swarm", what))
+        self.write("\x07" + osc_notify("swarm", what))

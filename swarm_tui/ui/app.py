@@ -238,7 +238,11 @@ class SwarmApp(AgentActions):
             self._engine_lost(b.lost)
         if b.screens:
             for name in b.screens:
-                self._draw_screen(name)
+                for tile in self._tiles:
+                    if tile.name_shown == name:
+                        tile.update_screen()
+            if self._judge.display and self._judge.judge_agent_name() in b.screens:
+                self._judge.refresh_pane()
             b.screens.clear()
         for name in b.agents:
             if (agent := self.view.agents.get(name)) is not None:
@@ -246,6 +250,10 @@ class SwarmApp(AgentActions):
         for name in b.hosts:
             if (host := self.view.hosts.get(name)) is not None:
                 self.alerts.host(host)
+        if b.agents and self.filter:  # states changed: who passes the filter may too
+            words = self.filter.split()
+            if [n for n, a in self.view.agents.items() if matches(a, words)] != self.order:
+                self._apply_order()
         if b.agents or b.messages:
             b.agents.clear()
             self._draw_states()
@@ -277,12 +285,14 @@ class SwarmApp(AgentActions):
                     screen.reload()
 
     def _draw_screen(self, name: str) -> None:
-        """An agent's new screen, into its tile (and the judge pane) now."""
+        """An agent's new screen, into its tile now (the judge pane, with its log, at the
+        next frame)."""
         for tile in self._tiles:
             if tile.name_shown == name:
                 tile.update_screen()
         if self._judge.display and self._judge.judge_agent_name() == name:
-            self._judge.refresh_pane()
+            self.bridge.screens.add(name)
+            self.bridge.wake()
 
     def _draw_layout_note(self) -> None:
         note, label = self.bridge.layout_note, self._layout_note

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ class Receiver:
         self.bodies: list[dict[str, Any]] = []
         self.answers: list[int] = []
         self.hang = threading.Event()
+        self.short = threading.Event()  # says 100 bytes, sends 5 and hangs up
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -39,6 +41,14 @@ class Receiver:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if receiver.hang.is_set():
                     time.sleep(3)
+                    return
+                if receiver.short.is_set():
+                    receiver.short.clear()
+                    self.send_response(200)
+                    self.send_header("Content-Length", "100")
+                    self.end_headers()
+                    self.wfile.write(b"short")
+                    self.close_connection = True
                     return
                 status = receiver.answers.pop(0) if receiver.answers else 200
                 if status == 200:
@@ -130,6 +140,35 @@ async def test_a_receiver_that_hangs_never_slows_the_engine(receiver: Receiver,
         assert ticks > 50
         await async_wait_until(lambda: said, 5, "the failing webhook said")
         assert receiver.bodies == []
+    finally:
+        task.cancel()
+
+
+async def test_a_reply_that_is_not_http_is_one_failed_try(receiver: Receiver) -> None:
+    receiver.short.set()
+    said: list[str] = []
+    n = _notifier(receiver.url, said)
+    task = asyncio.create_task(n.run())
+    try:
+        n.alert("exited", "Gauss", "Gauss exited")
+        await async_wait_until(lambda: receiver.bodies, 5, "the alert on the second try")
+        assert not task.done() and said and "trying again" in said[0]
+    finally:
+        task.cancel()
+
+
+async def test_an_alert_no_receiver_takes_is_dropped_and_said() -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    said: list[str] = []
+    n = _notifier(f"http://127.0.0.1:{port}/hook", said)
+    task = asyncio.create_task(n.run())
+    try:
+        n.alert("host", "node01", "host node01 is down")
+        await async_wait_until(lambda: any("dropped" in line for line in said), 10,
+                               "the dropped alert said", lambda: repr(said))
+        assert len(said) == 2  # one "trying again" a minute, and the drop
     finally:
         task.cancel()
 

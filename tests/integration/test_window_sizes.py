@@ -53,6 +53,7 @@ async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet)
         term = TmuxServer(f"term-sizes-{sandbox.home.name}", sandbox.env)
         sandbox._servers.append(term)
         argv = run.fleet.attach_argv("Ada")
+        await asyncio.sleep(0.5)  # the view suspends itself, then runs tmux
         subprocess.run(["tmux", "-L", term.socket_name, "-f", "/dev/null", "new-session",
                         "-d", "-s", "t", "-x", "100", "-y", "30",
                         "env -u TMUX " + shlex.join(argv) + "; sleep 3600"],
@@ -62,6 +63,10 @@ async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet)
                                "status line)", lambda: _size(fleet, "Ada"))
         await asyncio.sleep(4)  # longer than a re-check: the sizer leaves it to the human
         assert _size(fleet, "Ada") == "100x29"
+        term.run("resize-window", "-t", "t", "-x", "90", "-y", "33")  # they resize theirs
+        await async_wait_until(lambda: _size(fleet, "Ada") == "90x32", 10,
+                               "Ada's window following the human's terminal",
+                               lambda: _size(fleet, "Ada"))
         term.run("kill-server")  # the human's terminal goes: the tile's size again
         await async_wait_until(lambda: _size(fleet, "Ada") == "58x21", 10,
                                "Ada's window back at its tile's size",
@@ -72,5 +77,15 @@ async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet)
         both = lambda: (_size(fleet, "Ada"), _size(fleet, "Bo"))  # noqa: E731
         await async_wait_until(lambda: both() == ("120x40", "44x16"), 10,
                                "Ada back to the default, Bo at its smallest", lambda: both())
+        # a human who attaches with tmux itself (not through swarm) is found by looking
+        window = fleet.agent_windows()["Bo"].window
+        plain = ["tmux", "-L", fleet.socket_name, "select-window", "-t", window, ";",
+                 "attach-session", "-t", "=sizes"]
+        subprocess.run(["tmux", "-L", term.socket_name, "-f", "/dev/null", "new-session",
+                        "-d", "-s", "u", "-x", "96", "-y", "28",
+                        "env -u TMUX " + shlex.join(plain) + "; sleep 3600"],
+                       env=sandbox.env, check=True, timeout=10)
+        await async_wait_until(lambda: _size(fleet, "Bo") == "96x27", 10,
+                               "Bo's window at that human's size", lambda: _size(fleet, "Bo"))
     finally:
         await view.close()

@@ -54,9 +54,13 @@ async def test_the_view_rings_when_an_agent_starts_to_wait(tmp_path: Path) -> No
     async with app.run_test(size=(120, 40)):
         await until(lambda: hasattr(app, "alerts"), what="the view mounted")
         assert app.alerts.sent == []  # Noether was already waiting: no news
+        written: list[str] = []
+        app.alerts.write = written.append  # what would go to the terminal
         gauss = app.view.agents["Gauss"]
         app.view.agents["Gauss"] = gauss.model_copy(
             update={"state": "needs-permission", "question": "Bash(pytest -q)"})
         app.bridge.agent_changed("Gauss")
         await until(lambda: app.alerts.sent, what="an alert for Gauss")
         assert app.alerts.sent == [("Gauss", "Gauss needs you: Bash(pytest -q)")]
+        assert written and written[0].startswith("\x07")  # the bell
+        assert "\x1b]9;swarm: Gauss needs you: Bash(pytest -q)\x07" in written[0]

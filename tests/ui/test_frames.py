@@ -63,9 +63,12 @@ async def test_the_view_sleeps_while_nothing_changes_and_draws_a_change_at_once(
         tile = app._tiles[1]
         assert tile.name_shown is not None  # laid out before the timer slept
         app.view.screens[tile.name_shown] = ["woken by a new screen"]
-        app.bridge.screen_changed(tile.name_shown)
+        app.bridge.screen_changed(tile.name_shown)  # straight to its tile
         await until(lambda: "woken by a new screen" in text_of(tile), timeout=1.0,
                     what="the change drawn without waiting for a poll")
+        app.bridge.notice("woken by a notice")  # through the sleeping frame timer
+        await until(lambda: any("woken by a notice" in n.message for n in app._notifications),
+                    timeout=1.0, what="the timer woken by the change")
 
 
 async def test_the_sidebar_keeps_the_selected_agent_in_view(tmp_path: Path) -> None:

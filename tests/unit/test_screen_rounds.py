@@ -14,17 +14,30 @@ from swarm_tui.fleet.screens import HIDDEN_PER_ROUND, ScreenReader
 from swarm_tui.fleet.tracker import StateTracker
 
 
-def _reader(tmp_path: Path, count: int) -> tuple[ScreenReader, dict[str, Agent]]:
+class Link:
+    """A host's link, up or down."""
+
+    def __init__(self, connected: bool) -> None:
+        self.connected = connected
+
+
+def _reader(tmp_path: Path, count: int, down: int = 0
+            ) -> tuple[ScreenReader, dict[str, Agent]]:
+    """`count` agents on the local host, then `down` more on a node whose link is down."""
     path = tmp_path / "rounds.toml"
     path.write_text('name = "rounds"\n[defaults]\ncli = "generic"\ncommand = "true"\n'
-                    + "".join(f'[[agents]]\nname = "A{i:03d}"\n' for i in range(count)))
+                    '[hosts.node01]\nssh = "node01"\n'
+                    + "".join(f'[[agents]]\nname = "A{i:03d}"\n' for i in range(count))
+                    + "".join(f'[[agents]]\nname = "N{i:03d}"\nhost = "node01"\n'
+                              for i in range(down)))
     agents = {}
     for i, spec in enumerate(load_layout(path).agents()):
         adapter = adapter_for(spec.cli)
         agents[spec.name] = Agent(spec=spec, adapter=adapter, token="", focus="",
                                   tracker=StateTracker(adapter, started=0.0), pane=f"%{i}",
                                   dirty=False, last_capture=float(i))
-    reader = ScreenReader(agents, {}, NullListener, lambda now, agents: None)
+    links = {"local": Link(True), "node01": Link(False)}
+    reader = ScreenReader(agents, links, NullListener, lambda now, agents: None)  # type: ignore[arg-type]
     return reader, agents
 
 
@@ -50,3 +63,13 @@ def test_only_marked_agents_are_read_and_a_read_one_leaves_the_set(tmp_path: Pat
     agents["A003"].dirty = False  # read meanwhile (a capture clears it)
     assert reader._due(now=1000.0) == []
     assert reader._dirty_agents() == []  # and no capture is waited for
+
+
+def test_agents_of_a_host_that_is_down_do_not_take_the_hidden_slots(tmp_path: Path) -> None:
+    """They cannot be read: the hidden agents of the hosts that are up still are."""
+    reader, agents = _reader(tmp_path, 12, down=20)
+    for agent in agents.values():
+        agent.last_capture = 0.0 if agent.spec.host == "node01" else 100.0  # the node's oldest
+        reader.mark(agent)
+    names = [a.name for a in reader._due(now=1000.0)]
+    assert names and all(n.startswith("A") for n in names)
