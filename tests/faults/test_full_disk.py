@@ -20,10 +20,8 @@ Needs root (mount); skips with the reason where mounting a tmpfs is not permitte
 from __future__ import annotations
 
 import errno
-import json
 import os
 import shutil
-import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +30,7 @@ import pytest
 
 from swarm_tui.testing import Headless, Sandbox, mock_agent, wait_until
 from tests.faults.ledger import account
+from tests.faults.wire import raw_request
 
 pytestmark = pytest.mark.integration
 
@@ -76,17 +75,9 @@ def tmpfs_box(tmp_path: Path) -> Iterator[Sandbox]:
 
 def ask(box: Sandbox, payload: dict[str, object], timeout: float = 10.0) -> dict:
     """One raw JSON request on the fleet's socket."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
-        sock.connect(str(box.socket_path(FLEET)))
-        sock.sendall(json.dumps(payload).encode() + b"\n")
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    return json.loads(data)
+    reply, why = raw_request(box.socket_path(FLEET), dict(payload), timeout)
+    assert reply is not None, why
+    return reply
 
 
 def states(box: Sandbox) -> dict[str, str]:
