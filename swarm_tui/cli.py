@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import subprocess
 import sys
 import time
@@ -93,6 +94,17 @@ def _parser() -> argparse.ArgumentParser:
     doc = sub.add_parser("doctor", help="check every host of a layout: reachable, host key, "
                          "tmux, Python, agent CLIs, GPUs")
     doc.add_argument("layout")
+
+    grep = sub.add_parser("grep", help="search every agent's history (tmux scrollback) "
+                          "for a Python regular expression; prints agent:line: text",
+                          description="swarm grep PATTERN [--agent NAME] [-C N] [-i]. Exit "
+                          "status as grep's: 0 found, 1 nothing found, 2 trouble.")
+    grep.add_argument("args", nargs="*", metavar="PATTERN")
+    grep.add_argument("--agent", help="search only this agent's history")
+    grep.add_argument("-C", "--context", type=int, default=0, metavar="N",
+                      help="N lines of context either side of each match")
+    grep.add_argument("-i", "--ignore-case", action="store_true")
+    grep.add_argument("--fleet")
 
     sub.add_parser("schema", help="print the layout file's JSON Schema")
     return p
@@ -353,6 +365,50 @@ def _ssh_target(destination: str) -> str:
     return f"ssh {destination} ({opts.username}@{host}:{opts.port}{via})"
 
 
+class GrepTrouble(SwarmError):
+    """`swarm grep` could not search: exit 2, as grep does."""
+
+    exit_code = 2
+
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # never to the user's terminal
+
+
+def cmd_grep(args: argparse.Namespace) -> int:
+    from swarm_tui.protocol.models import GrepView
+    from swarm_tui.protocol.requests import MAX_GREP_CONTEXT
+
+    if len(args.args) != 1:
+        raise GrepTrouble("usage: swarm grep PATTERN [--agent NAME] [-C N] [-i] (one "
+                          "pattern: quote it; `--` before one that starts with '-')")
+    pattern = args.args[0]
+    try:
+        re.compile(pattern, re.IGNORECASE if args.ignore_case else 0)
+    except (re.error, OverflowError, RecursionError) as exc:
+        raise GrepTrouble(f"grep: bad pattern {pattern!r}: {exc}") from None
+    if not 0 <= args.context <= MAX_GREP_CONTEXT:
+        raise GrepTrouble(f"-C {args.context}: give 0 to {MAX_GREP_CONTEXT} lines of context")
+    try:
+        reply = request(find_socket(args.fleet, paths.run_dir()), {
+            "op": "grep", "pattern": pattern, "agent": args.agent, "context": args.context,
+            "ignore_case": args.ignore_case}, timeout=60)
+    except ClientError as exc:
+        raise GrepTrouble(str(exc)) from None
+    found = GrepView.model_validate(reply)
+    for i, run in enumerate(found.hits):
+        if i and args.context:
+            print("--")
+        for ln in run.lines:
+            mark = ":" if ln.match else "-"
+            print(f"{run.agent}{mark}{ln.line}{mark} {_CONTROLS.sub('', ln.text)}".rstrip())
+    for line in found.skipped:
+        print(f"swarm: not searched: {line}", file=sys.stderr)
+    if found.truncated:
+        print(f"swarm: grep stopped after {found.matches} matches: narrow the pattern or "
+              "name an agent (--agent)", file=sys.stderr)
+    return 0 if found.matches else 1
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     from swarm_tui.config.layout import json_schema
 
@@ -388,6 +444,7 @@ VERBS = {
     "demo": cmd_demo, "up": cmd_up, "down": cmd_down, "attach": cmd_attach,
     "doctor": cmd_doctor, "schema": cmd_schema, "layouts": cmd_layouts, "ui": cmd_ui,
     "ps": cmd_ps, "stop": cmd_stop, "logs": cmd_logs, "serve": cmd_serve,
+    "grep": cmd_grep,
 }
 
 if __name__ == "__main__":

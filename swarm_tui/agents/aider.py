@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
+from swarm_tui.agents.base import Adapter, AgentState, Option, Reading, command_line
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -36,6 +36,8 @@ from swarm_tui.hosts.base import LaunchContext
 PROMPT = re.compile(r"^(?:[a-z][\w-]*(?: multi)?|multi)?>(?: |$)")
 RULE = re.compile(r"^─{8,}$")
 QUESTION = re.compile(r"^(.*?) \(Y\)es/\(N\)o(?:/\([A-Z]\)[\w' ]+)* \[[^\]]*\]: ?(.*)$")
+CHOICES = re.compile(r"\(Y\)es/\(N\)o(?:/\([A-Z]\)[\w' ]+)*(?= \[)")
+LETTER = re.compile(r"\(([A-Z])\)([\w' ]*)")
 SPINNER = re.compile(r"Waiting for \S+$|^[░█#= ]{10} \S")
 BANNER = re.compile(r"^Aider v\d")
 # aider 0.86.2's commands (`Commands.get_commands()`); text starting with `/` is a command
@@ -99,7 +101,7 @@ class AiderAdapter(Adapter):
             question = q.group(1).strip()
             if subject and not RULE.match(subject) and not PROMPT.match(shown[-2]):
                 question = f"{question} {subject}"
-            return Reading(AgentState.NEEDS_PERMISSION, None, question)
+            return Reading(AgentState.NEEDS_PERMISSION, None, question, None, _options(last))
         box = _box(shown)
         if box is not None:
             return Reading(AgentState.IDLE, box)
@@ -112,6 +114,10 @@ class AiderAdapter(Adapter):
         if banner:
             return Reading(AgentState.STARTING)
         return Reading(None)  # a long answer has scrolled the input off: output decides
+
+    def option_keys(self, reading: Reading, index: int) -> list[str]:
+        """An option's letter (`(Y)es` is y), then Enter: aider asks on its prompt line."""
+        return [reading.options[index][1][0].lower(), "Enter"]
 
     def submitted(self, before: list[str], after: list[str], text: str) -> bool | None:
         reading = self.read(after)
@@ -130,6 +136,15 @@ class AiderAdapter(Adapter):
                 "--no-show-release-notes", "--map-tokens", "0", "--no-restore-chat-history",
                 "--input-history-file", "/dev/null", "--chat-history-file", "/dev/null"]
         return [*argv, "--model", model] if model else argv
+
+
+def _options(question: str) -> tuple[Option, ...]:
+    """`(Y)es/(N)o/(D)on't ask again` as options: Yes, No, Don't ask again."""
+    m = CHOICES.search(question)
+    if m is None:
+        return ()
+    labels = [c.group(1) + c.group(2).rstrip() for c in LETTER.finditer(m.group(0))]
+    return tuple((str(i + 1), label) for i, label in enumerate(labels))
 
 
 def _is_input(shown: list[str], i: int) -> bool:

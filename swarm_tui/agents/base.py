@@ -66,18 +66,26 @@ class AgentState(StrEnum):
     UNREACHABLE = "unreachable"  # its host's link is down: what it does is unknown
 
 
+Option = tuple[str, str]  # one choice of a dialog: (its number "1".."9", its label)
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """One reading of a screen by an adapter.
 
     `state` is None when the screen alone cannot tell (the tracker then uses quiet time);
-    `draft` is the input box's text, None when no input box is visible.
+    `draft` is the input box's text, None when no input box is visible. A dialog's
+    `options` are numbered 1, 2 … in the order the screen lists them (whatever keys the CLI
+    itself takes); `cursor` is the index of the one its selection mark is on, for a dialog
+    answered by moving that mark (None when each option has a key of its own).
     """
 
     state: AgentState | None
     draft: str | None = None
     question: str = ""
     context_left: int | None = None
+    options: tuple[Option, ...] = ()
+    cursor: int | None = None
 
 
 class Adapter:
@@ -97,6 +105,7 @@ class Adapter:
     family = ""  # model family ("anthropic", "openai", "google" ...): judges warn on a match
     fresh_command = ""  # typed to start a fresh conversation ("/clear"); "" = restart process
     executable = ""  # the CLI's usual program name; a layout's `command` replaces it
+    answer_gap = 0.1  # seconds between two keys of a dialog's answer (arrows, then Enter)
 
     def program(self, agent: ResolvedAgent) -> list[str]:
         """The words that run this agent's CLI: its layout `command`, else `executable`."""
@@ -122,6 +131,28 @@ class Adapter:
     def hook_state(self, payload: dict[str, object]) -> AgentState | None:
         """The state a structured signal (`swarm hook <cli>` with the CLI's JSON) means."""
         return None
+
+    def answer_keys(self, reading: Reading, choice: str) -> list[str]:
+        """The keys (tmux key names, sent one at a time) that answer the dialog `reading`
+        shows with `choice`: "yes", "no" or an option's number. Raises CannotAnswer (one
+        line: why) when it cannot be mapped; then nothing may be typed."""
+        from swarm_tui.agents.answers import pick  # answers builds on this module
+
+        return self.option_keys(reading, pick(self.name, reading, choice))
+
+    def with_colours(self, screen: list[str], reading: Reading) -> Reading:
+        """`reading` (of this screen's plain text) completed from the captured `screen`,
+        escape sequences and all: what only colours show (the selected option of a dialog
+        that marks it so)."""
+        return reading
+
+    def option_keys(self, reading: Reading, index: int) -> list[str]:
+        """The keys that pick option `index` (0-based) of the dialog `reading` shows, as
+        this CLI takes them (tested against the real CLI)."""
+        from swarm_tui.agents.answers import CannotAnswer
+
+        raise CannotAnswer(f"{self.name}: swarm does not answer this CLI's dialogs (its keys "
+                           "are not tested); attach to answer it")
 
     def submitted(self, before: list[str], after: list[str], text: str) -> bool | None:
         """Whether the text left the input box; None when this CLI's screen cannot tell."""

@@ -16,7 +16,15 @@ from __future__ import annotations
 import json
 import re
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line, escape_own_commands
+from swarm_tui.agents.answers import NUMBERED, arrows, numbered
+from swarm_tui.agents.base import (
+    Adapter,
+    AgentState,
+    Option,
+    Reading,
+    command_line,
+    escape_own_commands,
+)
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -104,7 +112,9 @@ class ClaudeAdapter(Adapter):
         if box is None:
             question = _dialog(shown)
             if question is not None:
-                return Reading(AgentState.NEEDS_PERMISSION, None, question, context)
+                options, cursor = _options(shown[-DIALOG_LINES:])
+                return Reading(AgentState.NEEDS_PERMISSION, None, question, context, options,
+                               cursor)
             return Reading(None, None, "", context)
         draft, top, bottom = box
         footer = shown[bottom + 1:]
@@ -112,6 +122,13 @@ class ClaudeAdapter(Adapter):
         busy = any(BUSY_FOOTER.search(ln) for ln in footer) or any(
             SPINNER.match(ln) for ln in above)
         return Reading(AgentState.WORKING if busy else AgentState.IDLE, draft, "", context)
+
+    def option_keys(self, reading: Reading, index: int) -> list[str]:
+        """A numbered option's number picks it at once; a list without numbers (the folder
+        trust and API key dialogs) is walked with the arrows from the `❯`, then Enter."""
+        if reading.cursor is None:
+            return [reading.options[index][0]]
+        return arrows(reading.cursor, index)
 
     def submitted(self, before: list[str], after: list[str], text: str) -> bool | None:
         reading = self.read(after)
@@ -181,6 +198,32 @@ def _dialog(lines: list[str]) -> str | None:
             return None
         return _with_subject(question, tail[:i])
     return None
+
+
+def _options(tail: list[str]) -> tuple[tuple[Option, ...], int | None]:
+    """The dialog's options: a numbered list under the question (picked by number, so no
+    cursor), else the `❯`-marked group of lines above `Esc to cancel` (one option a line,
+    walked with the arrows from the mark)."""
+    at = next((i for i in range(len(tail) - 1, -1, -1) if QUESTION.match(tail[i])), None)
+    if at is None:
+        return (), None
+    below = tail[at + 1:]
+    end = next((i for i, ln in enumerate(below) if CANCEL.search(ln)), len(below))
+    below = below[:end]
+    first = next((i for i, ln in enumerate(below) if NUMBERED.match(ln)), None)
+    if first is not None:
+        return numbered(below[first:])[0], None
+    while below and not below[-1].strip():
+        below.pop()
+    start = len(below)
+    while start > 0 and below[start - 1].strip():
+        start -= 1
+    group = below[start:]
+    cursor = next((i for i, ln in enumerate(group) if ln.lstrip().startswith("❯")), None)
+    if cursor is None or len(group) > 9:
+        return (), None
+    labels = [ln.strip().removeprefix("❯").strip() for ln in group]
+    return tuple((str(i + 1), label) for i, label in enumerate(labels)), cursor
 
 
 def _with_subject(question: str, above: list[str]) -> str:

@@ -31,7 +31,15 @@ from __future__ import annotations
 import json
 import re
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line, escape_own_commands
+from swarm_tui.agents.answers import NUMBERED, arrows, numbered, shortcut
+from swarm_tui.agents.base import (
+    Adapter,
+    AgentState,
+    Option,
+    Reading,
+    command_line,
+    escape_own_commands,
+)
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -120,7 +128,9 @@ class CodexAdapter(Adapter):
         if not shown:
             return Reading(None)
         if shown[-1].strip() == DIALOG_END:
-            return Reading(AgentState.NEEDS_PERMISSION, None, _question(shown), None)
+            options, cursor = _options(shown)
+            return Reading(AgentState.NEEDS_PERMISSION, None, _question(shown), None,
+                           options, cursor)
         box = _box(shown)
         if box is None:
             return Reading(None)
@@ -128,7 +138,9 @@ class CodexAdapter(Adapter):
         context = _context(footer)
         if OPTION.match(shown[top]):
             # a choice (approval or question) without the usual footer: Enter would pick
-            return Reading(AgentState.NEEDS_PERMISSION, None, _question(shown), context)
+            options, cursor = _options(shown)
+            return Reading(AgentState.NEEDS_PERMISSION, None, _question(shown), context,
+                           options, cursor)
         if [ln.strip() for ln in footer] == [STARTING_HINT]:
             return Reading(AgentState.STARTING, None, "", context)
         above = next((ln.strip() for ln in reversed(shown[:top]) if ln.strip()), "")
@@ -141,6 +153,12 @@ class CodexAdapter(Adapter):
         # an answer is streaming, a turn was interrupted or a picker is open above the box
         # (Enter would pick from it): only output and quiet can tell, and it is not ready
         return Reading(None, draft, "", context)
+
+    def option_keys(self, reading: Reading, index: int) -> list[str]:
+        """An approval's options name their keys (`(y)`, `(p)`, `(esc)`); a choice without
+        them (the model-choice screen) is walked with the arrows from the `›`, then Enter."""
+        key = shortcut(reading.options[index][1])
+        return [key] if key is not None else arrows(reading.cursor, index)
 
     def submitted(self, before: list[str], after: list[str], text: str) -> bool | None:
         reading = self.read(after)
@@ -191,6 +209,18 @@ def _question(shown: list[str]) -> str:
     if question:
         return f"{question} {command}".strip() if command else question
     return _choice(shown)
+
+
+def _options(shown: list[str]) -> tuple[tuple[Option, ...], int | None]:
+    """The dialog's numbered options (the last list on the screen) and where `›` is."""
+    tail = shown[-30:]
+    last = next((i for i in range(len(tail) - 1, -1, -1) if NUMBERED.match(tail[i])), None)
+    if last is None:
+        return (), None
+    first = last
+    while first > 0 and NUMBERED.match(tail[first - 1]):
+        first -= 1
+    return numbered(tail[first:])
 
 
 def _choice(shown: list[str]) -> str:

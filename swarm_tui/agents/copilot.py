@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import re
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
+from swarm_tui.agents.answers import NUMBERED, numbered, shortcut
+from swarm_tui.agents.base import Adapter, AgentState, Option, Reading, command_line
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -62,6 +63,15 @@ class CopilotAdapter(Adapter):
         return [self.executable, "-s", "--allow-all-tools", "--no-auto-update",
                 *(["--model", model] if model else [])]
 
+    def option_keys(self, reading: Reading, index: int) -> list[str]:
+        """The key an option names (`No … (Esc to stop)` is Escape: it refuses and stops
+        the turn), else its number, which picks it at once. Not the arrows and Enter: a key
+        that missed its dialog and landed in the input box can be taken back, an Enter
+        would submit the box. (`No, and tell Copilot …` is a text field: its number only
+        moves there, and a digit typed then would be the words to tell Copilot.)"""
+        number, label = reading.options[index]
+        return [shortcut(label) or number]
+
     def read(self, lines: list[str]) -> Reading:
         shown = [ln.rstrip() for ln in lines]
         while shown and not shown[-1].strip():
@@ -70,7 +80,8 @@ class CopilotAdapter(Adapter):
             return Reading(None)
         dialog = _dialog(shown)
         if dialog is not None:
-            return Reading(AgentState.NEEDS_PERMISSION, None, dialog)
+            options, cursor = _options(shown)
+            return Reading(AgentState.NEEDS_PERMISSION, None, dialog, None, options, cursor)
         rules = [i for i, ln in enumerate(shown) if RULE.match(ln)]
         if len(rules) < 2 or rules[-1] - rules[-2] < 2:
             return Reading(None)
@@ -100,3 +111,11 @@ def _dialog(shown: list[str]) -> str | None:
             return m.group(1)
     title = frame[1].strip("│ ") if len(frame) > 1 else ""
     return title or "answer a question"
+
+
+def _options(shown: list[str]) -> tuple[tuple[Option, ...], int | None]:
+    """The framed dialog's numbered options, the frame (`│`) taken off."""
+    top = max(i for i, ln in enumerate(shown) if ln.startswith("╭"))
+    inside = [ln.strip().strip("│").rstrip() for ln in shown[top + 1:] if ln.startswith("│")]
+    first = next((i for i, ln in enumerate(inside) if NUMBERED.match(ln)), None)
+    return numbered(inside[first:]) if first is not None else ((), None)

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import re
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
+from swarm_tui.agents.answers import numbered
+from swarm_tui.agents.base import Adapter, AgentState, Option, Reading, command_line
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -64,7 +65,8 @@ class GeminiAdapter(Adapter):
             return Reading(None)
         question = _dialog(shown)
         if question is not None:
-            return Reading(AgentState.NEEDS_PERMISSION, None, question)
+            options, _ = _options(shown)
+            return Reading(AgentState.NEEDS_PERMISSION, None, question, None, options)
         box = _box(shown)
         if box is None:
             if any(BANNER.search(ln) for ln in shown):
@@ -75,6 +77,9 @@ class GeminiAdapter(Adapter):
         if BUSY.search(status):
             return Reading(AgentState.WORKING, draft)
         return Reading(AgentState.IDLE, draft)
+
+    def option_keys(self, reading: Reading, index: int) -> list[str]:
+        return [reading.options[index][0]]  # an option's number picks it at once
 
     def headless(self, model: str) -> list[str]:
         """Gemini CLI answering the prompt on stdin (`-p ""` appends nothing to it)."""
@@ -93,6 +98,20 @@ def _dialog(shown: list[str]) -> str | None:
         if text.endswith("?"):
             return text
     return ""
+
+
+def _options(shown: list[str]) -> tuple[tuple[Option, ...], int | None]:
+    """The dialog's numbered options, its frame (`│`) taken off."""
+    tail = shown[-16:]
+    at = next((i for i in range(len(tail) - 1, -1, -1) if OPTION.match(tail[i])), None)
+    if at is None:
+        return (), None
+    inside = []
+    for ln in tail[at:]:
+        if not ln.lstrip().startswith("│"):
+            break  # the frame's bottom edge
+        inside.append(ln.strip().strip("│").rstrip())
+    return numbered(inside)
 
 
 def _box(shown: list[str]) -> tuple[str, int] | None:

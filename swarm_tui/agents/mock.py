@@ -72,6 +72,11 @@ class MockAgent:
     give_up_first: int = 0  # this many turns give up before any turn finishes
     claims_done: bool = False  # run `swarm done` when a turn ends (as told to)
     verdict: str = ""  # as a judge: the verdict line this turn ends with
+    # transcript lines that leave the screen go to the terminal's scrollback, as a CLI
+    # drawing on the normal screen (Claude Code, Codex) leaves them; else the alternate screen
+    scrollback: bool = False
+    said: int = 0  # transcript entries ever said
+    pushed: int = 0  # entries (by that count) already scrolled into the scrollback
 
     # ---------------------------------------------------------------- input
     def on_text(self, text: str, pasted: bool) -> None:
@@ -225,8 +230,10 @@ class MockAgent:
             self.say(f"● could not write the handoff note: {exc}")
 
     def say(self, line: str) -> None:
+        self.said += 1
         self.transcript.append(line)
-        del self.transcript[:-500]
+        # with a scrollback, what has not scrolled into it yet stays until it has
+        del self.transcript[:-max(500, self.said - self.pushed if self.scrollback else 0)]
         self.dirty = True
 
     def log(self, text: str) -> None:
@@ -261,15 +268,35 @@ class MockAgent:
         bottom.append(f"  {int(self.context)}% context left · ? for shortcuts")
         head = [f"✻ mock-agent 1.0 · {self.model} · {self.name}", ""]
         room = max(0, rows - len(head) - len(bottom))
-        body = [ln for t in self.transcript for ln in wrap(t, cols)][-room:] if room else []
+        off, entries = "", self.transcript
+        if self.scrollback:  # what has scrolled off never comes back (as on a terminal)
+            off = self.scroll_off(cols, rows, room)
+            entries = entries[max(0, self.pushed - (self.said - len(entries))):]
+        body = [ln for t in entries for ln in wrap(t, cols)][-room:] if room else []
         body += [""] * (room - len(body))
         screen = (head + body + bottom)[:rows]
-        out = ["\x1b[H"]
+        out = [off, "\x1b[H"]
         for i, ln in enumerate(screen):
             style = "\x1b[1m" if i == 0 else ""
             out.append(f"{style}{ln[:cols]}\x1b[0m\x1b[K" + ("\r\n" if i < len(screen) - 1 else ""))
         self.dirty = False
         return "".join(out).encode("utf-8")
+
+    def scroll_off(self, cols: int, rows: int, room: int) -> str:
+        """Write each transcript entry that no longer fits on the screen on its top row and
+        scroll the whole screen up a row (a line feed on the bottom row): the terminal keeps
+        it in its scrollback, in order."""
+        base = self.said - len(self.transcript)  # the count of transcript[0]
+        shown, first = 0, len(self.transcript)
+        while first > 0 and shown + len(wrap(self.transcript[first - 1], cols)) <= room:
+            first -= 1
+            shown += len(wrap(self.transcript[first], cols))
+        out = []
+        for i in range(max(self.pushed, base), base + first):
+            for line in wrap(self.transcript[i - base], cols):
+                out.append(f"\x1b[H{line[:cols]}\x1b[0m\x1b[K\x1b[{rows};1H\n")
+        self.pushed = max(self.pushed, base + first)
+        return "".join(out)
 
 
 def judge_verdict(prompt: str) -> str:
@@ -383,7 +410,8 @@ def run(agent: MockAgent, startup: float, raw_log: str = "") -> int:
     fd_in = sys.stdin.fileno()
     old = termios.tcgetattr(fd_in)
     tty.setraw(fd_in)
-    os.write(agent.out, b"\x1b[?1049h\x1b[?2004h\x1b[?25l\x1b[2J")
+    screen = b"" if agent.scrollback else b"\x1b[?1049h"
+    os.write(agent.out, screen + b"\x1b[?2004h\x1b[?25l\x1b[2J")
     signal.signal(signal.SIGWINCH, lambda *_: setattr(agent, "dirty", True))
     agent.ready_at = time.monotonic() + startup
     keys = KeyReader()
@@ -434,7 +462,8 @@ def run(agent: MockAgent, startup: float, raw_log: str = "") -> int:
             if agent.dirty:
                 os.write(agent.out, agent.render())
     finally:
-        os.write(agent.out, b"\x1b[?2004l\x1b[?25h\x1b[?1049l")
+        os.write(agent.out, b"\x1b[?2004l\x1b[?25h" + (b"" if agent.scrollback else
+                                                         b"\x1b[?1049l"))
         termios.tcsetattr(fd_in, termios.TCSADRAIN, old)
 
 
@@ -457,13 +486,21 @@ def main(argv: list[str] | None = None) -> int:
                    help="run `swarm done` when a turn on a task ends")
     p.add_argument("--raw-log", default=os.environ.get("SWARM_MOCK_RAW_LOG", ""),
                    help="append every byte read from the terminal to this file")
+    p.add_argument("--scrollback", action="store_true",
+                   default=bool(os.environ.get("SWARM_MOCK_SCROLLBACK")),
+                   help="draw on the normal screen: lines that scroll off go to the "
+                   "terminal's scrollback (tmux's history), as Claude Code's do")
+    p.add_argument("--backlog", type=int, default=0, metavar="N",
+                   help="start with N numbered transcript lines, as a resumed session shows")
     a = p.parse_args(argv)
     agent = MockAgent(
         name=a.name, model=a.model, rng=random.Random(a.seed), work_mean=a.work,
         permission_rate=a.permission_rate, give_up_rate=a.give_up_rate,
         quiet_rate=a.quiet_rate, enter_guard=a.enter_guard, log_path=a.log,
-        give_up_first=a.give_up_first, claims_done=a.claims_done,
+        give_up_first=a.give_up_first, claims_done=a.claims_done, scrollback=a.scrollback,
     )
+    for i in range(1, a.backlog + 1):
+        agent.say(f"  backlog line {i:05d} of {agent.name}")
     return run(agent, a.startup, a.raw_log)
 
 

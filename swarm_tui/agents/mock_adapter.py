@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from swarm_tui.agents.answers import numbered
 from swarm_tui.agents.base import Adapter, AgentState, Reading
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
@@ -30,6 +31,9 @@ class MockAdapter(Adapter):
             args += ["--model", agent.model]
         return f"{ctx.mock_agent} {shlex.join([*args, *agent.args])}"
 
+    def option_keys(self, reading: Reading, index: int) -> list[str]:
+        return [reading.options[index][0]]  # the mock takes an option's number
+
     def read(self, lines: list[str]) -> Reading:
         # only the CLI's own chrome counts: the transcript may quote any of these words
         shown = [ln.rstrip() for ln in lines if ln.strip()]
@@ -37,9 +41,13 @@ class MockAdapter(Adapter):
             return Reading(None)
         m = CONTEXT.search(shown[-1])
         context = int(m.group(1)) if m else None
-        for ln in shown[-8:]:
+        tail = shown[-8:]
+        for i, ln in enumerate(tail):
             if ln.startswith("│") and (q := QUESTION.search(ln)):
-                return Reading(AgentState.NEEDS_PERMISSION, None, q.group(1), context)
+                body = [b[1:] for b in tail[i + 1:] if b.startswith("│")]
+                options, cursor = numbered(body)
+                return Reading(AgentState.NEEDS_PERMISSION, None, q.group(1), context,
+                               options, cursor)
         box = _box(shown)
         if box is None:
             return Reading(None, None, "", context)

@@ -12,7 +12,9 @@ tests/fixtures/screens/opencode-*.txt). Its chrome, bottom up:
 
 The empty box of a new session shows a placeholder, `Ask anything… "Fix broken tests"`; a long
 paste shows as `[Pasted ~N lines]`. A permission ask replaces the box with
-`△ Permission required`, a title (`# Shell command`) and `Allow once  Allow always  Reject`.
+`△ Permission required`, a title (`# Shell command`) and `Allow once  Allow always  Reject`
+(a row of buttons: left / right move the selection, which only colours show, Enter picks);
+"Allow always" asks again, `△ Always allow` with the patterns and `Confirm  Cancel`.
 The transcript marks the user's own messages with the same `┃` bar, so only the bar lines
 directly above the agent/model line count as the box.
 """
@@ -20,8 +22,10 @@ directly above the agent/model line count as the box.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from swarm_tui.agents.base import Adapter, AgentState, Reading, command_line
+from swarm_tui.agents.answers import CannotAnswer, arrows
+from swarm_tui.agents.base import Adapter, AgentState, Option, Reading, command_line
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
@@ -31,8 +35,15 @@ BOX_BOTTOM = re.compile(r"^\s*╹▀{8,}")
 # when `esc interrupt` gives way to the error), and `esc interrupt` follows it
 BUSY = re.compile(r"^\s*[■⬝]{4,}|\besc interrupt\b")
 PLACEHOLDER = re.compile(r'^Ask anything… ".*"$')
-PERMISSION = re.compile(r"△ Permission required")
-CHOICES = re.compile(r"Allow once\s+Allow always\s+Reject")
+PERMISSION = re.compile(r"△ (Permission required|Always allow)")
+ALWAYS = "Always allow"  # the second question after "Allow always"
+DIALOGS: dict[str, tuple[re.Pattern[str], tuple[Option, ...]]] = {
+    "Permission required": (re.compile(r"Allow once\s+Allow always\s+Reject"),
+                            (("1", "Allow once"), ("2", "Allow always"), ("3", "Reject"))),
+    ALWAYS: (re.compile(r"\bConfirm\s+Cancel\b"), (("1", "Confirm"), ("2", "Cancel"))),
+}
+HINT = "select"  # the options' row ends with `⇆ select  enter confirm`
+SGR = re.compile(r"\x1b\[([0-9;:]*)m")
 
 
 class OpencodeAdapter(Adapter):
@@ -78,14 +89,70 @@ class OpencodeAdapter(Adapter):
 
     def _permission(self, shown: list[str]) -> Reading:
         tail = shown[-16:]
-        at = next((i for i, ln in enumerate(tail) if PERMISSION.search(ln)), None)
-        if at is None or not any(CHOICES.search(ln) for ln in tail[at:]):
+        found = next(((i, m) for i, ln in enumerate(tail) if (m := PERMISSION.search(ln))),
+                     None)
+        if found is None:
+            return Reading(None)
+        at, kind = found[0], found[1].group(1)
+        choices, options = DIALOGS[kind]
+        if not any(choices.search(ln) for ln in tail[at:]):
             return Reading(None)
         body = [_after_bar(ln) for ln in tail[at + 1:]]
+        if kind == ALWAYS:  # "Allow always" asks again: which patterns, until a restart
+            patterns = [b[2:].strip() for b in body if b.startswith("- ")]
+            said = next((b for b in body if b.strip()), "")
+            return Reading(AgentState.NEEDS_PERMISSION, None,
+                           f"{ALWAYS}: {', '.join(patterns) or said}", None, options)
         title = next((b.lstrip("# ").strip() for b in body if b.strip()), "")
         command = next((b[2:].strip() for b in body if b.startswith("$ ")), "")
         question = f"{title}: {command}" if title and command else title or command
-        return Reading(AgentState.NEEDS_PERMISSION, None, question)
+        return Reading(AgentState.NEEDS_PERMISSION, None, question, None, options)
+
+    def with_colours(self, screen: list[str], reading: Reading) -> Reading:
+        """The selected option, which only its colours show: it alone is drawn on a
+        background of its own, the others on the row's (that of the `⇆ select` hint)."""
+        if not reading.options:
+            return reading
+        labels = [label for _, label in reading.options]
+        for line in screen:
+            backgrounds = _backgrounds(line, [*labels, HINT])
+            if backgrounds is None:
+                continue
+            row = backgrounds.pop()
+            selected = [i for i, bg in enumerate(backgrounds) if bg != row]
+            if len(selected) == 1:
+                return replace(reading, cursor=selected[0])
+        return reading
+
+    def option_keys(self, reading: Reading, index: int) -> list[str]:
+        """The options sit in a row: left and right move the selection (they wrap), Enter
+        picks it. Only the colours say which is selected (see `with_colours`)."""
+        if reading.cursor is None:
+            raise CannotAnswer("opencode: which option is selected cannot be told from its "
+                               "screen; attach to answer it")
+        return arrows(reading.cursor, index, down="Right", up="Left")
+
+
+def _backgrounds(line: str, labels: list[str]) -> list[str] | None:
+    """The background colour (its SGR parameters) each of `labels` is drawn on in the
+    captured `line`, in order; None unless every label is on it."""
+    found: list[str] = []
+    background, at = "", 0
+    for m in SGR.finditer(line + "\x1b[m"):
+        text = line[at:m.start()]
+        while len(found) < len(labels) and labels[len(found)] in text:
+            text = text.split(labels[len(found)], 1)[1]
+            found.append(background)
+        at = m.end()
+        params = m.group(1).split(";")
+        for i, p in enumerate(params):
+            if p in ("", "0", "49"):
+                background = ""
+            elif p == "48":
+                background = ";".join(params[i:i + (3 if params[i + 1:i + 2] == ["5"] else 5)])
+            elif p.isdigit() and (40 <= int(p) <= 47 or 100 <= int(p) <= 107):
+                background = p
+    return found if len(found) == len(labels) else None
 
 
 def _after_bar(line: str) -> str:

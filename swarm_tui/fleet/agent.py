@@ -6,7 +6,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-from swarm_tui.agents.base import Adapter, AgentState, plain
+from swarm_tui.agents.base import Adapter, AgentState, Option, plain
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.fleet.store import Message
 from swarm_tui.fleet.tracker import StateTracker
@@ -31,6 +31,8 @@ class Agent:
     pending: int = 0  # messages queued or being delivered
     waiting: dict[int, float] = field(default_factory=dict)  # their ids -> written (wall)
     worked_at: float = 0.0  # wall time it last started working
+    stalled: str = ""  # why it counts as stalled (fleet/stalls.py), "" when it does not
+    asked: tuple[str, tuple[Option, ...]] = ("", ())  # the dialog the views last heard of
 
     @property
     def name(self) -> str:
@@ -67,6 +69,7 @@ class Agent:
             "state": self.state.value,
             "focus": self.focus,
             "question": r.question,
+            "options": [list(o) for o in r.options],
             "context_left": r.context_left,
             "last_output": self.last_output_wall,
             # when the shown state began, as wall time (the tracker keeps monotonic time)
@@ -74,4 +77,5 @@ class Agent:
             "queued": self.pending,
             "oldest_queued": self.oldest_queued,
             "window": self.window,
+            "stalled": self.stalled,
         }

@@ -28,6 +28,7 @@ from swarm_tui.fleet.notify import Notifier
 from swarm_tui.fleet.reminders import Reminders
 from swarm_tui.fleet.screens import ScreenReader
 from swarm_tui.fleet.sizes import WindowSizer
+from swarm_tui.fleet.stalls import StallWatch
 from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
 from swarm_tui.fleet.tasks import TaskBoard
 from swarm_tui.fleet.tracker import StateTracker
@@ -82,6 +83,9 @@ class Fleet:
         self.sizer = WindowSizer(self.agents, self.links)
         self.notifier = Notifier(loaded.fleet, lambda: self.loaded.layout.notify,
                                  lambda line: self.listener.notice(line))
+        self.stalls = StallWatch(lambda: self.agents.values(), self.store,
+                                 lambda: self.loaded.layout.notify, lambda: self.listener,
+                                 self.notifier.alert)
         now = time.monotonic()
         for spec in loaded.agents():
             adapter = adapter_for(spec.cli)
@@ -125,6 +129,7 @@ class Fleet:
                 self._spawn(self._reconnect(link), f"reconnect-{link.name}")
         self._spawn(self.screens.run(), "fleet-refresh")
         self._spawn(self._supervised(self.notifier.run, "alerts"), "notify")
+        self._spawn(self._supervised(self.stalls.run, "stall watch"), "stalls")
         self._spawn(self._supervised(self.sizer.run, "window sizes"), "window-sizes")
         for link in self.links.values():
             self._spawn(watch_gpus(link, GPU_INTERVAL), f"gpus-{link.name}")
@@ -453,6 +458,16 @@ class Fleet:
                 self._state_changed(agent, old)
             elif agent.pending and agent.tracker.ready_at(now):
                 agent.changed.set()  # the box became ready with no change of state
+            if agent.state is AgentState.NEEDS_PERMISSION:
+                self._asks(agent)
+
+    def _asks(self, agent: Agent) -> None:
+        """A dialog that follows another (the state stays) still reaches the views: a human
+        must see, and answer, the question on the screen now."""
+        r = agent.tracker.reading
+        if r.state is AgentState.NEEDS_PERMISSION and (r.question, r.options) != agent.asked:
+            agent.asked = (r.question, r.options)
+            self.listener.agent_changed(agent)
 
     def _state_changed(self, agent: Agent, old: AgentState) -> None:
         """The one path every change of state takes, whatever caused it (a screen, quiet
@@ -463,6 +478,7 @@ class Fleet:
         self.listener.agent_changed(agent)
         if agent.state is AgentState.NEEDS_PERMISSION:
             asks = agent.tracker.reading.question
+            agent.asked = (asks, agent.tracker.reading.options)
             self.notifier.alert("permission", agent.name,
                                 f"{agent.name} needs you" + (f": {asks}" if asks else ""))
         elif agent.state is AgentState.EXITED:

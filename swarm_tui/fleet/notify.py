@@ -1,11 +1,13 @@
 """Alerts from the engine, which runs all night with no view attached: a JSON POST to the
 layout's webhook and `notify-send` on the engine's machine, when an agent starts to wait on a
-prompt, an agent's CLI exits, or a host goes down.
+prompt (or already waits when the engine starts), the judge gives a verdict, an agent stalls,
+an agent's CLI exits, or a host goes down.
 
 Nothing here may slow the engine: `alert` only queues; one task sends, each POST with a
 timeout, retried with backoff (a receiver that hangs or answers 500 is tried again, then
 dropped), failures said once a minute. One alert per subject and kind per `every` seconds, so
-128 agents flapping never flood anyone."""
+128 agents flapping never flood anyone; what else came in the window is said in one trailing
+alert when it ends ("3 more: …")."""
 
 from __future__ import annotations
 
@@ -18,13 +20,14 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from swarm_tui.config.notify import Kind, NotifySpec
+from swarm_tui.config.notify import Coalescer, Kind, NotifySpec
 
 POST_TIMEOUT = 10.0  # seconds for one POST
 TRIES = 4  # attempts per alert
 BACKOFF = 2.0  # seconds before the second attempt; doubles
 QUEUE = 200  # alerts waiting to be sent; the oldest go first when more come
 SAY_EVERY = 60.0  # seconds between two lines about a failing webhook
+RELEASE_EVERY = 1.0  # seconds between looks for trailing alerts whose window has ended
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class Notifier:
         """`spec`: the layout's `[notify]` as it is now (a live reload may change it)."""
         self.fleet, self._spec, self._say = fleet, spec, say
         self._clock, self._backoff = clock, backoff
-        self._last: dict[tuple[str, str], float] = {}
+        self._windows = Coalescer(clock)
         self._queue: asyncio.Queue[Alert] = asyncio.Queue(QUEUE)
         self._said = -SAY_EVERY
         self.sent: list[Alert] = []  # delivered to the webhook
@@ -58,17 +61,36 @@ class Notifier:
         spec = self._spec()
         if self.muted or kind not in spec.kinds or not (spec.webhook or self.desktop):
             return
-        now = self._clock()
-        last = self._last.get((subject, kind))
-        if last is not None and now - last < spec.every:
-            return
-        self._last[(subject, kind)] = now
+        now_text = self._windows.offer(subject, kind, text, spec.every)
+        if now_text is not None:
+            self._queue_alert(Alert(kind, subject, now_text, time.time()))
+
+    def release(self) -> None:
+        """Queue the trailing alert of each window that has ended with alerts held."""
+        spec = self._spec()
+        for subject, kind, text in self._windows.due(spec.every):
+            if not self.muted and kind in spec.kinds:
+                self._queue_alert(Alert(kind, subject, text, time.time()))
+
+    def _queue_alert(self, alert: Alert) -> None:
         if self._queue.full():
             self._queue.get_nowait()  # the oldest goes: the newest says what is true now
-        self._queue.put_nowait(Alert(kind, subject, text, time.time()))
+        self._queue.put_nowait(alert)
+
+    async def _release_forever(self) -> None:
+        while True:
+            await asyncio.sleep(RELEASE_EVERY)
+            self.release()
 
     async def run(self) -> None:
         """Send what is queued, one at a time, for as long as the engine runs."""
+        releasing = asyncio.create_task(self._release_forever())
+        try:
+            await self._send_forever()
+        finally:
+            releasing.cancel()
+
+    async def _send_forever(self) -> None:
         while True:
             alert = await self._queue.get()
             if self.desktop:  # beside the webhook, never behind its retries

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from swarm_tui.config.layout import LoadedLayout
+from swarm_tui.config.notify import Kind
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import FleetListener
 from swarm_tui.fleet.link import HostLink
@@ -31,8 +32,14 @@ class Roster(Protocol):
              ) -> list[Message]: ...
 
 
+class Alerting(Protocol):
+    def alert(self, kind: Kind, subject: str, text: str) -> None: ...
+
+
 class TaskHost(Roster, Protocol):
-    """What the task board uses: the roster, screens and hosts."""
+    """What the task board uses: the roster, screens, hosts and the alerts."""
+
+    notifier: Alerting
 
     async def capture(self, agent: Agent) -> list[str]: ...
 

@@ -23,7 +23,9 @@ from pydantic import ValidationError
 
 from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.answer import Answers
 from swarm_tui.fleet.engine import Fleet
+from swarm_tui.fleet.history import answer as history_answer
 from swarm_tui.fleet.identity import peer_pid
 from swarm_tui.fleet.readonly import messages_reply, reminders_list, skills_reply, tasks_reply
 from swarm_tui.fleet.store import OPEN, NewTask
@@ -32,11 +34,14 @@ from swarm_tui.protocol.models import VERSION
 from swarm_tui.protocol.requests import (
     MAX_REQUEST,
     AddTask,
+    Answer,
     AttachArgv,
     Done,
     Down,
     Focus,
     Fresh,
+    Grep,
+    History,
     Hook,
     Judge,
     Ls,
@@ -125,6 +130,7 @@ class FleetServer:
         self._open: Counter[int] = Counter()  # open connections by peer pid (0: unknown)
         self.limit = max_connections()
         self.watchers = Watchers(fleet)
+        self.answers = Answers(fleet)  # permission dialogs answered for a human
         self.stop_requested = asyncio.Event()  # `swarm stop`: the engine goes, agents stay
         self._handlers: set[asyncio.Task[object]] = set()  # connections being served
         self._ended: asyncio.Task[None] | None = None
@@ -363,9 +369,13 @@ class FleetServer:
 
             path = save_folder(fleet) / f"{req.name}.toml"
             return {"ok": True, "path": str(path), "exists": path.exists()}
+        if isinstance(req, Answer):
+            return await self.answers.answer(req.agent, req.choice, req.question, sender)
         if isinstance(req, AttachArgv):
             (agent,) = fleet.resolve([req.agent])
             return {"ok": True, "argv": fleet.attach_argv(agent.name)}
+        if isinstance(req, History | Grep):  # read-only, for anyone: see fleet/history.py
+            return await history_answer(fleet, req)
         assert isinstance(req, Messages)
         return messages_reply(fleet.store, req.limit)
 

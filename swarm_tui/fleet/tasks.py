@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from swarm_tui.agents.base import AgentState
+from swarm_tui.config.notify import verdict_text
 from swarm_tui.config.skills import skill_text
 from swarm_tui.errors import AgentNotFound, SwarmError
 from swarm_tui.fleet.fresh import settled
@@ -313,7 +314,7 @@ class TaskBoard:
             raise SwarmError("no judge: give the task a `judge` or `judge_command`, or add an "
                              "agent with role 'judge'")
         if verdict is None:
-            self.store.add_verdict(tid, who, "none", "no verdict line, twice", raw[-4000:])
+            self._verdict(agent, task, who, "none", "no verdict line, twice", raw)
             self.store.update_task(tid, status=NO_VERDICT, reasons="the judge gave no verdict")
             self.fleet.listener.notice(f"{who} gave no verdict on {agent.name}'s task "
                                        "(asked twice): a human should look")
@@ -369,7 +370,7 @@ class TaskBoard:
     def _record(self, agent: Agent, task: Task, who: str, verdict: Verdict, raw: str) -> None:
         tid = task.id
         word = "complete" if verdict.complete else "incomplete"
-        self.store.add_verdict(tid, who, word, verdict.reasons, raw[-4000:])
+        self._verdict(agent, task, who, word, verdict.reasons, raw)
         if verdict.complete:
             self.store.update_task(tid, status=COMPLETE, reasons="")
             self.kick(agent)  # the next task, if any
@@ -388,6 +389,14 @@ class TaskBoard:
         text = skill_text("reprompt", {"agent": agent.name, "reasons": verdict.reasons,
                                        "task": headline(task.spec)})
         self.fleet.send([agent.name], text, sender="swarm", task=tid)
+
+    def _verdict(self, agent: Agent, task: Task, who: str, word: str, reasons: str,
+                 raw: str) -> None:
+        """Keep a verdict and tell the human (`[notify]` kind "verdict")."""
+        self.store.add_verdict(task.id, who, word, reasons, raw[-4000:])
+        self.fleet.notifier.alert("verdict", agent.name,
+                                  verdict_text(agent.name, task.id, task.spec, word, who,
+                                               reasons))
 
     def _focus_follows(self, agent: Agent) -> None:
         """An agent's focus label follows its current task."""

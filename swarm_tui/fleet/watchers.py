@@ -34,6 +34,7 @@ from swarm_tui.protocol.models import (
     MessageChanged,
     MessageView,
     Notice,
+    NotifyView,
     ReminderView,
     ScreenChanged,
     Snapshot,
@@ -87,7 +88,13 @@ def snapshot_of(fleet: Watched, problems: list[str] | None = None,
                     work=work_of(fleet),
                     messages=[MessageView.model_validate(m, from_attributes=True)
                               for m in fleet.store.messages(RECENT)],
-                    layout_problems=problems or [], layout_partly=partly)
+                    layout_problems=problems or [], layout_partly=partly,
+                    notify=notify_view(fleet))
+
+
+def notify_view(fleet: Watched) -> NotifyView:
+    spec = fleet.loaded.layout.notify
+    return NotifyView(bell=list(spec.bell), every=spec.every)
 
 
 class Watcher:

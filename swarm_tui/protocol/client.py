@@ -23,6 +23,8 @@ from swarm_tui.protocol.models import (
     AgentChanged,
     AgentView,
     Ended,
+    GrepView,
+    HistoryView,
     HostChanged,
     HostView,
     LayoutChanged,
@@ -125,6 +127,7 @@ class FleetView:
         self.messages: list[MessageView] = list(snapshot.messages)
         self.layout_problems = list(snapshot.layout_problems)
         self.layout_partly = snapshot.layout_partly
+        self.notify = snapshot.notify  # what rings here, as the layout's [notify] says
         for gone in set(self.screens) - set(self.agents):
             del self.screens[gone]
 
@@ -374,7 +377,30 @@ class FleetClient:
         found = [SkillView.model_validate(s) for s in reply["skills"]]
         return {s.name: s for s in found}
 
+    async def answer(self, name: str, choice: str, question: str | None = None
+                     ) -> dict[str, Any]:
+        """Answer the agent's permission dialog: "yes", "no" or an option's number. With
+        `question` (what the human saw), a dialog that now asks something else is left
+        alone. The reply says which option was picked and the agent's state after."""
+        payload: dict[str, Any] = {"op": "answer", "agent": name, "choice": choice}
+        if question is not None:
+            payload["question"] = question
+        return await self.request(payload)
+
     async def attach_argv(self, name: str) -> list[str]:
         reply = await self.request({"op": "attach-argv", "agent": name})
         return [str(w) for w in reply["argv"]]
+
+    async def history(self, name: str, lines: int = 10_000) -> HistoryView:
+        """The agent's tmux history as it is now, oldest line first (its screen last)."""
+        reply = await self.request({"op": "history", "agent": name, "lines": lines})
+        return HistoryView.model_validate(reply)
+
+    async def grep(self, pattern: str, agent: str | None = None, context: int = 0,
+                   ignore_case: bool = False) -> GrepView:
+        """A Python `re` pattern searched in every agent's history (or `agent`'s)."""
+        reply = await self.request({"op": "grep", "pattern": pattern, "agent": agent,
+                                    "context": context, "ignore_case": ignore_case},
+                                   timeout=60)
+        return GrepView.model_validate(reply)
 

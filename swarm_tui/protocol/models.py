@@ -36,12 +36,15 @@ class AgentView(_View):
     state: str  # starting | working | idle | needs-permission | exited | unreachable
     focus: str = ""
     question: str = ""  # what a permission prompt asks
+    # its options, numbered as `swarm` answers them: [("1", "Yes"), ("2", "No") …]
+    options: list[tuple[str, str]] = Field(default_factory=list)
     context_left: int | None = None
     queued: int = 0
     oldest_queued: float | None = None  # wall time the oldest queued message was written
     last_output: float | None = None
     state_since: float | None = None  # wall time the current state began
     window: str = ""
+    stalled: str = ""  # why the engine counts it as stalled ([notify] stall_after), or ""
 
 
 class SkillView(_View):
@@ -119,6 +122,35 @@ class MessageView(_View):
     task: int = 0
 
 
+class HistoryView(_View):
+    """An agent's tmux history as read just now: line 1 is the oldest line kept, the lines
+    on its screen come last; colours kept as SGR escape sequences (nothing else)."""
+
+    agent: str
+    lines: list[str]
+    truncated: bool = False  # older lines were left out (the line or byte bound)
+
+
+class GrepLine(_View):
+    line: int  # its number in the agent's history as read (1: the oldest line kept)
+    text: str  # plain text
+    match: bool = False  # False: a line of context
+
+
+class GrepHits(_View):
+    """One run of an agent's history: matching lines and their context, in order."""
+
+    agent: str
+    lines: list[GrepLine]
+
+
+class GrepView(_View):
+    hits: list[GrepHits]
+    matches: int
+    truncated: bool = False  # the search stopped at its bound of matches (or bytes)
+    skipped: list[str] = Field(default_factory=list)  # agents not searched, one line each
+
+
 class Work(_View):
     """Tasks, verdicts, reminders and the judge's log: what the judge pane and the sidebar's
     notes show. Sent whole when any of it changes (it is small)."""
@@ -128,6 +160,14 @@ class Work(_View):
     reminders: list[ReminderView] = Field(default_factory=list)
     countdowns: dict[str, float] = Field(default_factory=dict)  # agent -> seconds, when read
     judge_log: list[str] = Field(default_factory=list)
+
+
+class NotifyView(_View):
+    """What of the layout's `[notify]` a view follows: the kinds that ring its terminal
+    (None: all) and the coalescing window."""
+
+    bell: list[str] | None = None
+    every: float = 60.0
 
 
 class Snapshot(_View):
@@ -142,6 +182,7 @@ class Snapshot(_View):
     messages: list[MessageView] = Field(default_factory=list)  # the most recent, oldest first
     layout_problems: list[str] = Field(default_factory=list)  # the last edit, not applied
     layout_partly: bool = False
+    notify: NotifyView = Field(default_factory=NotifyView)
 
 
 class AgentChanged(_View):

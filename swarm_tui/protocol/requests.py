@@ -128,8 +128,42 @@ class AttachArgv(_Req):
     agent: str
 
 
+MAX_HISTORY_LINES = 10_000  # lines of an agent's history one request reads
+MAX_GREP_CONTEXT = 20  # lines of context either side of a match
+
+
+class History(_Req):
+    """An agent's tmux history, oldest line first, the lines on its screen last."""
+
+    op: Literal["history"]
+    agent: str
+    lines: int = Field(MAX_HISTORY_LINES, ge=1, le=MAX_HISTORY_LINES)
+
+
+class Grep(_Req):
+    """A Python `re` pattern searched in every agent's history (or one agent's)."""
+
+    op: Literal["grep"]
+    pattern: str = Field(min_length=1, max_length=1000)
+    agent: str | None = None
+    context: int = Field(0, ge=0, le=MAX_GREP_CONTEXT)
+    ignore_case: bool = False
+
+
+class Answer(_Req):
+    """Answer an agent's permission dialog, as a human: "yes", "no" or an option's number.
+    `question` is the question the human saw: a dialog that asks something else now is
+    not answered (None: whatever it asks)."""
+
+    op: Literal["answer"]
+    agent: str
+    choice: str = Field(pattern=r"^(?:yes|no|[1-9])$")
+    question: str | None = None
+
+
 AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Stop | Hook | Fresh | AddTask | Done
-              | Judge | Tasks | Remind | Skills | Save | SaveTarget | AttachArgv)
+              | Judge | Tasks | Remind | Skills | Save | SaveTarget | AttachArgv
+              | Answer | History | Grep)
 _requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,
                                                            Field(discriminator="op")])
 

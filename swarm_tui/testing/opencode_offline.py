@@ -134,6 +134,7 @@ def capture(dest: Path) -> None:
 
     from swarm_tui.testing.clis import cli_path
     from swarm_tui.testing.fake_llm import FakeLLM, Reply
+    from swarm_tui.testing.waiting import wait_until
 
     exe = cli_path("opencode")
     assert exe is not None, "opencode cannot be installed here"
@@ -183,6 +184,16 @@ def capture(dest: Path) -> None:
         pane.keys("Enter")
         pane.wait(lambda s: "Permission required" in s, "the permission dialog")
         pane.save(dest / "opencode-permission.txt")
+        # only colours say which option is selected: the first, then (right) the second
+        pane.save(dest / "opencode-permission-ansi.txt", "-e", "-N")
+        first = pane.screen("-e", "-N")
+        pane.keys("Right")
+        wait_until(lambda: pane.screen("-e", "-N") != first, 10, "the selection to move")
+        pane.save(dest / "opencode-permission-moved-ansi.txt", "-e", "-N")
+        pane.keys("Enter")  # "Allow always" asks again
+        pane.wait(lambda s: "Always allow" in s and "Confirm" in s, "the always-allow dialog")
+        pane.save(dest / "opencode-always-allow.txt")
+        pane.save(dest / "opencode-always-allow-ansi.txt", "-e", "-N")
     finally:
         pane.kill()
         fake.stop()

@@ -8,13 +8,17 @@ import os
 import subprocess
 from functools import partial
 
+from textual import events
 from textual.app import SuspendNotSupported
 
 from swarm_tui.protocol.client import FleetView
+from swarm_tui.ui.asking import asking
 from swarm_tui.ui.confirm import ConfirmScreen
+from swarm_tui.ui.history import WHEEL_LINES, HistoryScreen
 from swarm_tui.ui.link import EngineLink
 from swarm_tui.ui.prompt import FocusScreen
 from swarm_tui.ui.task_editor import TaskScreen
+from swarm_tui.ui.tiles import AgentTile
 
 
 class AgentActions(EngineLink):
@@ -24,6 +28,7 @@ class AgentActions(EngineLink):
     view: FleetView
     order: list[str]
     filter: str
+    zoomed: bool
 
     def current_name(self) -> str | None:
         raise NotImplementedError
@@ -36,6 +41,21 @@ class AgentActions(EngineLink):
 
     def _show_page(self) -> None:
         raise NotImplementedError
+
+    async def action_page_up(self) -> None:
+        """Zoomed: the agent's history, a page back from its screen; else the previous page."""
+        name = self.current_name()
+        if self.zoomed and name:
+            self.push_screen(HistoryScreen(self.client, name))
+        else:
+            await self.run_action("page(-1)")
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        """The wheel over the zoomed agent's tile scrolls back into its history."""
+        tile, name = event.widget, self.current_name()
+        if self.zoomed and name and len(self.screen_stack) == 1 \
+                and isinstance(tile, AgentTile) and tile.name_shown == name:
+            self.push_screen(HistoryScreen(self.client, name, back=WHEEL_LINES))
 
     def action_attach(self) -> None:
         name = self.current_name()
@@ -56,6 +76,26 @@ class AgentActions(EngineLink):
             self.notify(f"this terminal cannot hand over to {name}'s window: run "
                         f"`{' '.join(argv)}`", severity="warning", timeout=10)
         self._show_page()
+
+    def action_answer(self, choice: str) -> None:
+        """Answer the selected agent's permission dialog: "yes", "no" or an option's number.
+        The engine answers only the dialog this view showed (the same question, still
+        open), with the CLI's own keys; anything else is refused in one line."""
+        name = self.current_name()
+        agent = self.view.agents.get(name) if name else None
+        if name is None or agent is None:
+            return
+        if not asking(agent):
+            self.notify(f"{name} is {agent.state}: no dialog to answer (y, n and 1-9 answer "
+                        "an agent that needs permission)", timeout=4)
+            return
+        self._ask(lambda: self.client.answer(name, choice, agent.question),
+                  partial(self._answered, name), what=f"{name} not answered",
+                  severity="warning")
+
+    def _answered(self, name: str, reply: dict[str, object]) -> None:
+        asks = f"; it asks again: {reply['asks']}" if reply.get("asks") else ""
+        self.notify(f"{name}: answered {reply.get('option', '')}{asks}", timeout=5)
 
     def action_fresh(self) -> None:
         name = self.current_name()

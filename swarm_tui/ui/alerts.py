@@ -1,7 +1,10 @@
 """Telling the human when an agent needs them: the terminal bell and a desktop notification
-(OSC 9 and OSC 777, which terminals that do not know them ignore), for an agent that starts
-to wait on a permission prompt, one that exits, a host that goes down. One alert per agent
-(or host) per kind per minute, so a fleet of 128 never floods."""
+(OSC 9 and OSC 777, which terminals that do not know them ignore), for an agent that waits on
+a permission prompt (also one already waiting when the view opens), a verdict of the judge,
+an agent the engine marks stalled, one that exits, a host that goes down. The kinds that ring
+are the layout's `[notify] bell`. One alert per agent (or host) per kind per `every`
+seconds, and one trailing alert at the window's end for what came inside it ("3 more: …"),
+so a fleet of 128 never floods and the last word is never lost."""
 
 from __future__ import annotations
 
@@ -9,9 +12,10 @@ import re
 import time
 from collections.abc import Callable
 
-from swarm_tui.protocol.models import AgentView, HostView
+from swarm_tui.config.notify import Coalescer, Kind, stall_text, verdict_text
+from swarm_tui.protocol.client import FleetView
+from swarm_tui.protocol.models import AgentView, HostView, NotifyView
 
-COALESCE = 60.0  # seconds: one alert per subject and kind in this window
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f;]")  # nothing that could end or split the sequence
 
 
@@ -23,27 +27,53 @@ def osc_notify(title: str, body: str) -> str:
 
 
 class Alerts:
-    """Watches the view's agents and hosts change; `write` puts the escape sequences on the
-    terminal (None: the bell only, e.g. a browser)."""
+    """Watches the view's agents, hosts and verdicts change; `write` puts the escape
+    sequences on the terminal. `settings`: the layout's `[notify]` as the engine said it."""
 
-    def __init__(self, write: Callable[[str], None], clock: Callable[[], float] = time.monotonic):
+    def __init__(self, write: Callable[[str], None],
+                 settings: Callable[[], NotifyView] = NotifyView,
+                 clock: Callable[[], float] = time.monotonic):
         self.write = write
-        self._clock = clock
+        self._settings = settings
+        self._windows = Coalescer(clock)
         self._states: dict[str, str] = {}
+        self._stalled: set[str] = set()
         self._hosts: dict[str, bool] = {}
-        self._last: dict[tuple[str, str], float] = {}
+        self._verdicts: set[tuple[int, float, str, str]] | None = None  # None: not yet seen
         self.sent: list[tuple[str, str]] = []  # (subject, what), for the record and tests
 
+    def look(self, view: FleetView) -> None:
+        """The whole view: every agent, host and verdict, and trailing alerts now due. Run
+        when the view opens and every second: what an event may have missed (a view that
+        reconnected) is seen here."""
+        for agent in view.agents.values():
+            self.agent(agent)
+        for host in view.hosts.values():
+            self.host(host)
+        self.verdicts(view)
+        self.release()
+
+    def release(self) -> None:
+        """The trailing alert of each window that ended with alerts held in it."""
+        for subject, kind, text in self._windows.due(self._settings().every):
+            self._ring(kind, subject, text)
+
     def agent(self, view: AgentView) -> None:
-        before = self._states.get(view.name)
-        self._states[view.name] = view.state
-        if before is None or before == view.state:
-            return  # the first sight of an agent is no news
-        if view.state == "needs-permission":
+        name = view.name
+        before = self._states.get(name)
+        self._states[name] = view.state
+        if view.stalled and name not in self._stalled:
+            self._stalled.add(name)
+            self._alert(name, "stall", stall_text(name, view.stalled))
+        elif not view.stalled:
+            self._stalled.discard(name)  # it moved: a later stall is news again
+        if before == view.state:
+            return
+        if view.state == "needs-permission":  # also when first seen: it waits for a human
             question = f": {view.question}" if view.question else ""
-            self._alert(view.name, "permission", f"{view.name} needs you{question}")
-        elif view.state == "exited":
-            self._alert(view.name, "exited", f"{view.name} exited")
+            self._alert(name, "permission", f"{name} needs you{question}")
+        elif view.state == "exited" and before is not None:  # gone before the view: old news
+            self._alert(name, "exited", f"{name} exited")
 
     def host(self, view: HostView) -> None:
         before = self._hosts.get(view.name)
@@ -51,11 +81,32 @@ class Alerts:
         if before and not view.connected:
             self._alert(view.name, "host", f"host {view.name} is down: {view.detail}")
 
-    def _alert(self, subject: str, kind: str, what: str) -> None:
-        now = self._clock()
-        last = self._last.get((subject, kind))
-        if last is not None and now - last < COALESCE:
+    def verdicts(self, view: FleetView) -> None:
+        """A verdict the view had not seen: the ones there when it opened are history."""
+        work = view.work
+        keys = {(v.task, v.time, v.judge, v.verdict): v for v in work.verdicts}
+        seen, self._verdicts = self._verdicts, set(keys) | (self._verdicts or set())
+        if seen is None:
             return
-        self._last[(subject, kind)] = now
-        self.sent.append((subject, what))
-        self.write("\x07" + osc_notify("swarm", what))
+        tasks = {t.id: t for t in work.tasks}
+        for key in sorted(set(keys) - seen, key=lambda k: k[1]):
+            v, task = keys[key], tasks.get(key[0])
+            if task is not None:
+                self._alert(task.agent, "verdict", verdict_text(
+                    task.agent, task.id, task.spec, v.verdict, v.judge, v.reasons))
+
+    def _alert(self, subject: str, kind: Kind, what: str) -> None:
+        if self._rings(kind):
+            text = self._windows.offer(subject, kind, what, self._settings().every)
+            if text is not None:
+                self._ring(kind, subject, text)
+
+    def _rings(self, kind: Kind) -> bool:
+        bell = self._settings().bell
+        return bell is None or kind in bell
+
+    def _ring(self, kind: Kind, subject: str, text: str) -> None:
+        if not self._rings(kind):
+            return
+        self.sent.append((subject, text))
+        self.write("\x07" + osc_notify("swarm", text))

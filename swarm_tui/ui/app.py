@@ -24,6 +24,7 @@ from swarm_tui.protocol.client import FleetClient, FleetView, Refused, Unreachab
 from swarm_tui.protocol.models import MessageView, SkillView
 from swarm_tui.ui.actions import AgentActions
 from swarm_tui.ui.alerts import Alerts
+from swarm_tui.ui.asking import asking
 from swarm_tui.ui.bridge import LayoutNote, UiBridge
 from swarm_tui.ui.help import HelpScreen, fleet_help
 from swarm_tui.ui.judge import JudgePane
@@ -78,7 +79,6 @@ class SwarmApp(AgentActions):
         self.zoomed = False
         self.cols, self.rows = 1, 1
         self._laid_out = False  # cols and rows not yet measured from the grid
-        self._judge_choice: bool | None = None  # shown or hidden with J (None: not yet)
         self._sidebar_choice = True  # hidden with b
         self._status_drawn = ""
         self._retry: Timer | None = None  # reconnecting while the engine is away
@@ -114,16 +114,15 @@ class SwarmApp(AgentActions):
         self._engine_note.display = False
         self.sub_title = f"fleet {self.view.fleet}"
         self.run_worker(self._fetch_skills(), group="skills", exclusive=True)
-        self.alerts = Alerts(self._to_terminal)
-        for agent in self.view.agents.values():
-            self.alerts.agent(agent)  # as they are now: only changes from here on alert
-        for host in self.view.hosts.values():
-            self.alerts.host(host)
+        self.alerts = Alerts(self._to_terminal, lambda: self.view.notify)
+        self.alerts.look(self.view)  # an agent already waiting on a prompt rings now, once
+        self.set_interval(1.0, partial(self.alerts.look, self.view))  # verdicts, trailing
         # frames while something changes; asleep (no wake-ups) while nothing does
         self._frame = self.set_interval(FRAME, self._draw_changes)
         self.bridge.wake = self._frame.resume
         self.bridge.on_screen = self._draw_screen
         self.set_interval(1.0, self._draw_sidebar)
+        self.set_interval(1.0, self._draw_waits)
         self.call_after_refresh(self._relayout)
 
     def _to_terminal(self, text: str) -> None:
@@ -151,17 +150,11 @@ class SwarmApp(AgentActions):
             self._sidebar.styles.width = want
 
     def _place_judge(self) -> None:
-        """The judge pane shows by itself once there is judging to see, where a tile still
-        fits beside it and the sidebar; after J, as the human chose, at any size."""
-        show = self._judge_choice
-        if show is None:
-            work = self.view.judge_name() is not None or bool(self.view.work.tasks)
-            side = cells(self._sidebar) if self._sidebar.display else 0
-            room = self.size.width - side - cells(self._judge)
-            show = work and room >= MIN_TILE_W
-        if show != self._judge.display:
-            self._judge.display = show
+        """Docked beside the grid on a wide terminal, over the grid on a narrow one."""
+        side = cells(self._sidebar) if self._sidebar.display else 0
+        if self._judge.place(self.size.width, side, self._grid.size.height):
             self.client.set_visible(self._visible_names())
+            self.call_after_refresh(self._redraw_tiles)  # the judge's window takes its room
 
     def _relayout(self) -> None:
         self._place_sidebar()
@@ -326,6 +319,12 @@ class SwarmApp(AgentActions):
             self._status_drawn = status.plain
             self._status.update(status, layout=False)  # one row, always: no new layout
 
+    def _draw_waits(self) -> None:
+        """How long an agent has waited on a dialog counts up in its tile's title (the
+        sidebar's clock ticks with the sidebar)."""
+        if any(asking(self.view.agents.get(t.name_shown or "")) for t in self._tiles):
+            self._draw_states()
+
     def _visible_names(self) -> set[str]:
         names = set(self._page_names())
         judge = self._judge.judge_agent_name() if self._judge.display else None
@@ -481,7 +480,7 @@ class SwarmApp(AgentActions):
         self._relayout()
 
     def action_judge_pane(self) -> None:
-        self._judge_choice = not self._judge.display
+        self._judge.toggle(self.size.width)
         self._place_judge()
 
     def action_reminders(self) -> None:

@@ -1,5 +1,6 @@
-"""The help screen (?): every key of the fleet view and of each panel, read from their
-bindings."""
+"""The help screen (?): a legend of the agents' states (each one's glyph and colour, from
+the tables the tiles, the sidebar and the status line draw with), then every key of the fleet
+view and of each panel, read from their bindings."""
 
 from __future__ import annotations
 
@@ -14,13 +15,40 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from swarm_tui.ui.keys import bindings_of, hint, key_text
+from swarm_tui.ui.history import HistoryLog, HistoryScreen
+from swarm_tui.ui.keys import bindings_of, for_help, hint, key_text
 from swarm_tui.ui.messages import MessagesScreen
 from swarm_tui.ui.prompt import FocusScreen, PromptScreen
 from swarm_tui.ui.reminders import RemindersScreen
 from swarm_tui.ui.task_editor import TaskScreen
+from swarm_tui.ui.tiles import STATE_COLORS, STATE_MARKS, state_styles
 
 Section = tuple[str, Iterable[BindingType]]
+
+STATE_MEANINGS = {
+    "starting": "its CLI is starting up",
+    "working": "busy on a turn",
+    "idle": "done with its turn, waiting for input",
+    "needs-permission": "waiting on a prompt: it needs you (the status line: need you)",
+    "exited": "its CLI ended",
+    "unreachable": "its node cannot be reached",
+}
+
+
+def legend(styles: dict[str, str]) -> Table:
+    """Each state's glyph and name in its colour, as tiles, sidebar and status line draw
+    them (`styles`: `state_styles` in the app's theme)."""
+    table = Table(box=None, show_header=False, padding=(0, 1, 0, 0))
+    table.add_column(no_wrap=True)
+    table.add_column(no_wrap=True)
+    table.add_column(style="grey62")
+    for state in STATE_COLORS:
+        style = styles.get(state, "")
+        table.add_row(Text(STATE_MARKS[state], style=style), Text(state, style=style),
+                      STATE_MEANINGS.get(state, ""))
+    table.add_row("", "", "a tile's border has its state's colour: double when selected, "
+                  "dashed when its node's link is down; ✓ marks a marked agent")
+    return table
 
 
 class HelpScreen(ModalScreen[None]):
@@ -45,9 +73,11 @@ class HelpScreen(ModalScreen[None]):
         every = [b for _, bs in sections for b in bs]
         keys_w = max(len(key_text(b.key)) for b in every)
         what_w = max(len(b.description) for b in every)
-        parts: list[RenderableType] = []
-        for n, (title, bindings) in enumerate(sections):
-            parts.append(Text(("\n" if n else "") + title, style="bold underline"))
+        parts: list[RenderableType] = [
+            Text("the agents' states", style="bold underline"),
+            legend(state_styles(self.app.get_css_variables()))]
+        for title, bindings in sections:
+            parts.append(Text("\n" + title, style="bold underline"))
             table = Table(box=None, show_header=False, padding=(0, 1, 0, 0), expand=True)
             table.add_column(justify="right", style="bold cyan", no_wrap=True,
                              width=keys_w)
@@ -69,10 +99,12 @@ def fleet_help(fleet_keys: list[BindingType]) -> list[Section]:
         return f"{title} ({', '.join(keys)})"
 
     return [
-        ("the fleet view", fleet_keys),
+        ("the fleet view", for_help(fleet_keys)),
         (opened_by("the prompt", "prompt", "prompt_all", "prompt_role"), PromptScreen.BINDINGS),
         (opened_by("the one-line editor", "focus_label", "save"), FocusScreen.BINDINGS),
         (opened_by("the task editor", "task"), TaskScreen.BINDINGS),
         (opened_by("the reminders panel", "reminders"), RemindersScreen.BINDINGS),
         (opened_by("the messages log", "messages"), MessagesScreen.BINDINGS),
+        (opened_by("zoomed: the agent's history", "page_up") + ", or the wheel; drag the "
+         "mouse to select", [*HistoryLog.BINDINGS, *HistoryScreen.BINDINGS]),
     ]

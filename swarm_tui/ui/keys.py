@@ -27,8 +27,11 @@ FLEET_KEYS: list[BindingType] = [
     Binding("question_mark", "help", "Help", id="help", tooltip="every key, on every screen"),
     Binding("pagedown,right_square_bracket", "page(1)", "Next page", id="next_page",
             tooltip="the next page of tiles (zoomed: the next agent)"),
-    Binding("pageup,left_square_bracket", "page(-1)", "Prev page", id="prev_page",
-            tooltip="the previous page of tiles (zoomed: the previous agent)"),
+    Binding("pageup", "page_up", "Prev page", id="page_up",
+            tooltip="the previous page of tiles; zoomed: the agent's history (the wheel "
+                    "too): scroll, / search, n/N, y copy"),
+    Binding("left_square_bracket", "page(-1)", "Prev page or agent", show=False,
+            id="prev_page", tooltip="the previous page of tiles (zoomed: the previous agent)"),
     Binding("enter,z", "zoom", "Zoom", id="zoom",
             tooltip="the selected agent full size, and back"),
     Binding("space", "mark", "Mark", id="mark",
@@ -43,6 +46,14 @@ FLEET_KEYS: list[BindingType] = [
             tooltip="edit the selected agent's one focus label"),
     Binding("t", "attach", "Attach", id="attach",
             tooltip="full control of the agent's tmux window (C-b d comes back)"),
+    Binding("y", "answer('yes')", "Answer yes", show=False, id="answer_yes",
+            tooltip="answer the selected agent's permission dialog (shown in its tile): "
+                    "its first yes, e.g. allow once; t attaches for more"),
+    Binding("n", "answer('no')", "Answer no", show=False, id="answer_no",
+            tooltip="answer the selected agent's permission dialog: its no"),
+    *(Binding(str(n), f"answer('{n}')", f"Answer {n}", show=False, id=f"answer_{n}",
+              tooltip=f"answer the selected agent's permission dialog: option {n}")
+      for n in range(1, 10)),
     Binding("m", "messages", "Messages", id="messages",
             tooltip="who said what to whom, with delivery status"),
     Binding("T", "task", "New task", show=False, id="task",
@@ -71,6 +82,20 @@ FLEET_KEYS: list[BindingType] = [
 ]
 
 NOT_IN_PALETTE = frozenset({"left", "right", "up", "down"})
+OPTION_KEYS = Binding("1-9", "answer('1')", "Answer 1-9", id="answer_n",
+                      tooltip="answer the selected agent's permission dialog: that option")
+
+
+def for_help(items: Iterable[BindingType]) -> list[Binding]:
+    """Bindings as the help lists them: the nine option numbers as one row."""
+    out: list[Binding] = []
+    for b in bindings_of(items):
+        if b.id and b.id.startswith("answer_") and b.id[7:].isdigit():
+            if b.id == "answer_1":
+                out.append(OPTION_KEYS)
+            continue
+        out.append(b)
+    return out
 
 
 def key_text(keys: str) -> str:

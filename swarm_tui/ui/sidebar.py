@@ -15,6 +15,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from swarm_tui.protocol.models import AgentView, HostView
+from swarm_tui.ui.asking import asking, sidebar_note
 from swarm_tui.ui.durations import since
 from swarm_tui.ui.tiles import CONSOLE, STATE_MARKS, state_styles
 
@@ -120,8 +121,8 @@ class Sidebar(ScrollView, can_focus=False):
                                           agent.name in visible, width, now,
                                           (oldest or {}).get(agent.name), colours))
             focus = agent.focus or "—"
-            if agent.question and agent.state == "needs-permission":
-                focus = f"asks: {agent.question}"
+            if asking(agent):
+                focus = sidebar_note(agent)
             lines.append(Text(f"   {focus}"[:width], style="italic grey62", no_wrap=True))
             rows += [agent.name, agent.name]
             note = (notes or {}).get(agent.name)

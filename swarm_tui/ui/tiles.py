@@ -22,6 +22,7 @@ from textual.widget import Widget
 
 from swarm_tui.protocol.client import FleetView
 from swarm_tui.protocol.models import AgentView
+from swarm_tui.ui.asking import asking, banner
 from swarm_tui.ui.durations import since
 
 MIN_TILE_W, MIN_TILE_H = 36, 9  # the smallest tile worth showing (cells, borders included)
@@ -115,6 +116,7 @@ class AgentTile(Widget):
         self.view = view
         self.name_shown: str | None = None
         self._lines: list[str] = []
+        self._banner: list[str] = []  # a dialog's question and options, under the screen
         self._rows: dict[object, Strip] = {}  # finished rows of the last render, by content
         self._look: tuple[object, int] | None = None
         self._last: tuple[object, list[str], list[Strip]] | None = None
@@ -133,12 +135,19 @@ class AgentTile(Widget):
     def update_screen(self) -> None:
         name = self.name_shown
         self._lines = squeeze(self.view.screens.get(name, [])) if name else []
+        if self._banner:
+            self._lines += self._banner
         self.refresh(layout=False)
 
     def update_state(self, marked: bool = False, link_down: float | None = None) -> None:
         agent = self.agent
         if agent is None:
             return
+        shown = banner(agent, self.app.get_css_variables().get("warning", "")) \
+            if asking(agent) else []
+        if shown != self._banner:
+            self._banner = shown
+            self.update_screen()
         state = agent.state if agent.state in STATE_CLASSES else "unreachable"
         for cls in STATE_CLASSES.values():
             self.set_class(cls == STATE_CLASSES[state], cls)
@@ -150,8 +159,10 @@ class AgentTile(Widget):
             down = since(link_down, time.time())
             self.border_title = f"⚠ {agent.name}{where} · link down for {down}{queued}"
         else:
+            waited = f" {since(agent.state_since, time.time())}" \
+                if asking(agent) and agent.state_since is not None else ""
             self.border_title = (f"{mark}{STATE_MARKS[state]} {agent.name}{where} · "
-                                 f"{agent.state}{queued}")
+                                 f"{agent.state}{waited}{queued}")
         self.border_subtitle = agent.focus or ""
 
     def render_line(self, y: int) -> Strip:

@@ -19,7 +19,7 @@ import pytest
 from swarm_tui.config.layout import parse_layout
 from swarm_tui.config.notify import NotifySpec
 from swarm_tui.errors import ConfigError
-from swarm_tui.fleet import notify
+from swarm_tui.fleet import notify, stalls
 from swarm_tui.fleet.notify import Notifier
 from swarm_tui.testing import async_wait_until
 from swarm_tui.testing.sandbox import mock_agent
@@ -195,3 +195,86 @@ async def test_the_engine_posts_when_an_agent_waits_on_a_prompt(sandbox, start_f
     alert = next(b for b in receiver.bodies if b["kind"] == "permission")
     assert alert["subject"] == "Pat" and alert["fleet"] == "alerts"
     assert alert["message"].startswith("Pat needs you")
+
+
+async def test_what_came_inside_the_window_is_said_at_its_end(receiver: Receiver) -> None:
+    """Coalescing never swallows the last word: one trailing alert when the window ends."""
+    now = [1000.0]
+    settings = NotifySpec(webhook=receiver.url, desktop=False, every=60)
+    n = Notifier("night", lambda: settings, [].append, clock=lambda: now[0], backoff=0.05)
+    task = asyncio.create_task(n.run())
+    try:
+        n.alert("permission", "Gauss", "Gauss needs you: Bash(ls)")
+        for question in ("Bash(make)", "Bash(make test)", "Bash(rm -rf build)"):
+            now[0] += 10
+            n.alert("permission", "Gauss", f"Gauss needs you: {question}")
+        await async_wait_until(lambda: receiver.bodies, 5, "the first POST")
+        now[0] += 30  # the window is over: the engine's own loop sends what it held
+        await async_wait_until(lambda: len(receiver.bodies) == 2, 5, "the trailing POST",
+                               lambda: repr(receiver.bodies))
+        assert receiver.bodies[1]["message"] == "3 more: Gauss needs you: Bash(rm -rf build)"
+        assert receiver.bodies[1]["kind"] == "permission"
+    finally:
+        task.cancel()
+
+
+async def test_an_agent_already_waiting_when_the_engine_starts_is_alerted(
+        sandbox, start_fleet, receiver: Receiver) -> None:
+    layout = sandbox.layout(
+        "waiting", mock_agent("Pat", "--permission-rate", "1", "--work", "1",
+                              prompt="deploy it"),
+        notify={"webhook": receiver.url, "desktop": False})
+    first = await start_fleet(layout, visible=False)
+    await async_wait_until(lambda: any(b["kind"] == "permission" for b in receiver.bodies),
+                           30, "the permission alert", first.screens)
+    await first.stop()  # the agent keeps waiting on its prompt in tmux
+    receiver.bodies.clear()
+    again = await start_fleet(layout, visible=False)
+    assert again.fleet.created == []
+    await async_wait_until(lambda: receiver.bodies, 30, "the alert of the new engine",
+                           again.screens)
+    (alert,) = receiver.bodies
+    assert alert["kind"] == "permission" and alert["subject"] == "Pat"
+
+
+async def test_the_engine_posts_a_verdict(sandbox, start_fleet, receiver: Receiver) -> None:
+    worker = mock_agent("Wes", "--claims-done",
+                        tasks=[{"spec": "Build the thing\nwith tests", "review_on_idle": False}])
+    layout = sandbox.layout("verdicts", worker, mock_agent("Jude", "--work", "0.3",
+                                                           role="judge"),
+                            notify={"webhook": receiver.url, "desktop": False})
+    run = await start_fleet(layout, visible=False)
+    await async_wait_until(lambda: any(b["kind"] == "verdict" for b in receiver.bodies),
+                           40, "the verdict alert", run.screens)
+    alert = next(b for b in receiver.bodies if b["kind"] == "verdict")
+    tid = run.store.tasks("Wes")[0].id
+    assert alert["subject"] == "Wes"
+    assert alert["message"] == f"Wes's task #{tid} is complete (Jude): Build the thing"
+
+
+async def test_the_engine_posts_a_stall_once(sandbox, start_fleet, receiver: Receiver,
+                                             monkeypatch) -> None:
+    monkeypatch.setattr(stalls, "TICK", 0.2)
+    worker = mock_agent("Ida", tasks=[{"spec": "Port the parser", "review_on_idle": False}])
+    layout = sandbox.layout("stall", worker, notify={
+        "webhook": receiver.url, "desktop": False, "stall_after": "10s", "every": 1})
+    run = await start_fleet(layout, visible=False)
+    ticks = [0]
+    tick = run.fleet.stalls.tick
+
+    def counted() -> list[str]:
+        ticks[0] += 1
+        return tick()
+
+    monkeypatch.setattr(run.fleet.stalls, "tick", counted)
+    await async_wait_until(lambda: any(b["kind"] == "stall" for b in receiver.bodies), 40,
+                           "the stall alert", run.screens)
+    ida = run.fleet.agents["Ida"]
+    assert ida.state.value == "idle"
+    assert ida.stalled.startswith("idle for ") and ida.stalled.endswith(
+        "with its task open: Port the parser")
+    assert ida.summary()["stalled"] == ida.stalled  # what the views are sent
+    seen = ticks[0]
+    await async_wait_until(lambda: ticks[0] >= seen + 10, 10, "ten more looks")
+    (alert,) = [b for b in receiver.bodies if b["kind"] == "stall"]  # once per stall
+    assert alert["subject"] == "Ida" and alert["message"].startswith("Ida stalled: idle for")

@@ -312,6 +312,8 @@ def still_fleet(tmp: Path, count: int = 12, work: Work | None = None,
             name=spec.name, role=spec.role, host=spec.host, cli="mock", state=state,
             focus=spec.focus,
             question="run `pytest -q`" if state == "needs-permission" else "",
+            options=[("1", "Yes"), ("2", "No, and tell the agent what to do differently")]
+            if state == "needs-permission" else [],
             context_left=90, last_output=past, state_since=past, window="@1"))
         screens[spec.name] = SCREEN.format(
             name=spec.name, prompt=f"task for {spec.name}",

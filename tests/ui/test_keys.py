@@ -17,7 +17,8 @@ from swarm_tui.fleet.store import NewTask
 from swarm_tui.protocol.models import MessageView
 from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.confirm import ConfirmScreen
-from swarm_tui.ui.keys import key_text
+from swarm_tui.ui.history import HistoryScreen
+from swarm_tui.ui.keys import for_help, key_text
 from swarm_tui.ui.messages import MessageScreen
 from swarm_tui.ui.prompt import PromptScreen
 from swarm_tui.ui.task_editor import TaskScreen
@@ -112,6 +113,13 @@ async def test_no_key_is_bound_twice_on_any_screen(live: Live) -> None:
         await until(lambda: len(app.screen_stack) == 2, what="the message to open")
         visited.add(type(app.screen))
         assert double_bound(app.screen) == [], "MessageScreen"
+        app.screen.dismiss(None)
+        await until(lambda: len(app.screen_stack) == 1, what="back to the fleet view")
+        await pilot.press("enter", first_key("page_up"))  # zoomed: the agent's history
+        await until(lambda: isinstance(app.screen, HistoryScreen) and app.screen.loaded,
+                    what="the history view")
+        visited.add(type(app.screen))
+        assert double_bound(app.screen) == [], "HistoryScreen"
     assert visited == our_screens()
 
 
@@ -155,9 +163,10 @@ async def test_help_lists_every_binding(live: Live) -> None:
         await pilot.press("question_mark")
         await until(lambda: len(app.screen_stack) == 2, what="the help screen")
         text = text_of(app.screen)
-        for b in SwarmApp.BINDINGS:
+        for b in for_help(SwarmApp.BINDINGS):  # the option numbers 1-9 are one row
             assert isinstance(b, Binding)
             assert f"{key_text(b.key)} " in text and b.description in text, b.id
+        assert "1-9 Answer 1-9" in text
         for b in PromptScreen.BINDINGS:
             assert isinstance(b, Binding) and b.description in text, b
         await pilot.press("escape")

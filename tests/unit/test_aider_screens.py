@@ -39,9 +39,11 @@ def read(name: str) -> Reading:
         ("idle-after-turn", Reading(AgentState.IDLE, "")),
         ("idle-after-clear", Reading(AgentState.IDLE, "")),
         ("permission-file",
-         Reading(AgentState.NEEDS_PERMISSION, None, "Add file to the chat? notes.txt")),
+         Reading(AgentState.NEEDS_PERMISSION, None, "Add file to the chat? notes.txt", None,
+                 (("1", "Yes"), ("2", "No"), ("3", "Don't ask again")))),
         ("permission-create",
-         Reading(AgentState.NEEDS_PERMISSION, None, "Create new file? hello.py")),
+         Reading(AgentState.NEEDS_PERMISSION, None, "Create new file? hello.py", None,
+                 (("1", "Yes"), ("2", "No")))),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:

@@ -44,14 +44,22 @@ def read(name: str) -> Reading:
         ("working", Reading(AgentState.WORKING, "")),
         ("working-draft", Reading(AgentState.WORKING, "and then the parser")),
         ("idle-after-turn", Reading(AgentState.IDLE, "")),
-        ("permission", Reading(AgentState.NEEDS_PERMISSION, None, PROCEED)),
+        # numbered options are picked by their number: no cursor
+        ("permission", Reading(AgentState.NEEDS_PERMISSION, None, PROCEED, None, (
+            ("1", "Yes"),
+            ("2", "Yes, and always allow access to /tmp/claude-screens-9re6n2d8/proj from "
+                  "this project"),
+            ("3", "No")))),
+        # options without numbers are walked with the arrows from the ❯
         ("api-key-dialog", Reading(
             AgentState.NEEDS_PERMISSION, None,
-            "Do you want to use this API key? (Detected a custom API key in your environment)")),
+            "Do you want to use this API key? (Detected a custom API key in your environment)",
+            None, (("1", "Yes"), ("2", "No (recommended)")), 1)),
         ("trust-dialog", Reading(
             AgentState.NEEDS_PERMISSION, None,
             "Quick safety check: Is this a project you created or one you trust? "
-            "(Accessing workspace)")),
+            "(Accessing workspace)", None, (("1", "No, exit"), ("2", "Yes, I trust this folder")),
+            0)),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:

@@ -10,6 +10,7 @@ gpt-5.6-sol`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,12 @@ def read(name: str) -> Reading:
         ("streaming", Reading(None, "", "", 100)),  # answer text streams: chrome cannot tell
         ("working-draft", Reading(None, "typed while busy", "", 100)),
         ("permission", Reading(AgentState.NEEDS_PERMISSION, None,
-                               "Would you like to run the following command? touch x", None)),
+                               "Would you like to run the following command? touch x", None, (
+                                   ("1", "Yes, proceed (y)"),
+                                   ("2", "Yes, and don't ask again for commands that start "
+                                         "with `touch x` (p)"),
+                                   ("3", "No, and tell Codex what to do differently (esc)")),
+                               0)),
         # a picker above the box would take Enter: not idle, so nothing is typed
         ("file-picker", Reading(None, "see @READ", "", 100)),
         ("slash-popup", Reading(None, "/new", "", 100)),
@@ -55,7 +61,9 @@ def read(name: str) -> Reading:
         ("unrecognized", Reading(IDLE, "/explain this please\nand the second line", "", 100)),
         # no question line: the title and the options say what it asks
         ("model-choice", Reading(AgentState.NEEDS_PERMISSION, None,
-                                 "Meet GPT-6 Sol: 1. Try new model / 2. Use existing model")),
+                                 "Meet GPT-6 Sol: 1. Try new model / 2. Use existing model",
+                                 None, (("1", "Try new model"), ("2", "Use existing model")),
+                                 0)),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:
@@ -129,7 +137,7 @@ def test_model_choice_reads_the_same_with_the_other_option_selected_and_in_colou
     lines = screen("model-choice")
     first = lines.index("› 1. Try new model")
     lines[first:first + 2] = ["  1. Try new model", "› 2. Use existing model"]
-    assert CodexAdapter().read(lines) == read("model-choice")
+    assert CodexAdapter().read(lines) == replace(read("model-choice"), cursor=1)
     ansi = screen("model-choice-ansi")
     assert CodexAdapter().read([plain(ln) for ln in ansi]) == read("model-choice")
 

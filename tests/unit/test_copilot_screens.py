@@ -28,7 +28,10 @@ def read(name: str) -> Reading:
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("trust", Reading(AgentState.NEEDS_PERMISSION, None, "trust the files in this folder")),
+        ("trust", Reading(AgentState.NEEDS_PERMISSION, None, "trust the files in this folder",
+                          None, (("1", "Yes"),
+                                 ("2", "Yes, and remember this folder for future sessions"),
+                                 ("3", "No (Esc)")), 0)),
         ("idle", Reading(AgentState.IDLE, "")),
         ("draft", Reading(AgentState.IDLE, "fix the flaky test in tests/test_io.py")),
         ("draft-multiline",
@@ -37,7 +40,11 @@ def read(name: str) -> Reading:
         ("working", Reading(AgentState.WORKING, "")),
         ("working-draft", Reading(AgentState.WORKING, "and then the lexer")),
         ("idle-after-turn", Reading(AgentState.IDLE, "")),  # status: "ctrl+c again to exit"
-        ("permission", Reading(AgentState.NEEDS_PERMISSION, None, "run this command")),
+        ("permission", Reading(AgentState.NEEDS_PERMISSION, None, "run this command", None, (
+            ("1", "Yes"),
+            ("2", "Yes, and don't ask again for `touch` in this directory "
+                  "(/tmp/cp-capture-u7xxuldg/proj)"),
+            ("3", "No, and tell Copilot what to do differently (Esc to stop)")), 0)),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:

@@ -40,7 +40,8 @@ def read(name: str) -> Reading:
         ("draft-pasted", Reading(AgentState.IDLE, "[Pasted text #1 +6 lines]", "", 100)),
         ("working", Reading(AgentState.WORKING, "", "", 100)),
         ("working-draft", Reading(AgentState.WORKING, "and then the lexer", "", 100)),
-        ("permission", Reading(AgentState.NEEDS_PERMISSION, None, "run `make build`", 100)),
+        ("permission", Reading(AgentState.NEEDS_PERMISSION, None, "run `make build`", 100, (
+            ("1", "Yes"), ("2", "No, and tell the agent what to do differently (esc)")), 0)),
         ("idle-after-turn", Reading(AgentState.IDLE, "", "", 97)),
     ],
 )

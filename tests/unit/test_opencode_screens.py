@@ -42,8 +42,12 @@ def read(name: str) -> Reading:
         ("working-draft", Reading(AgentState.WORKING, "and then the lexer")),
         ("working-retrying", Reading(AgentState.WORKING, "")),
         ("idle-after-turn", Reading(AgentState.IDLE, "")),
+        # which option is selected only colours say (see test_answers.py)
         ("permission", Reading(AgentState.NEEDS_PERMISSION, None,
-                               "Shell command: touch made-by-agent.txt")),
+                               "Shell command: touch made-by-agent.txt", None,
+                               (("1", "Allow once"), ("2", "Allow always"), ("3", "Reject")))),
+        ("always-allow", Reading(AgentState.NEEDS_PERMISSION, None, "Always allow: touch *",
+                                 None, (("1", "Confirm"), ("2", "Cancel")))),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:

@@ -1,0 +1,184 @@
+"""Answering a permission dialog from the fleet view: the tile shows the question and its
+options, the sidebar the question, `y` / `n` / a number answer the selected agent through
+the engine, and the wait counts up in the tile's title and the sidebar."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from swarm_tui.protocol.client import FleetView, Refused
+from swarm_tui.protocol.models import AgentView
+from swarm_tui.ui import sidebar as sidebar_module
+from swarm_tui.ui import tiles as tiles_module
+from swarm_tui.ui.app import SwarmApp
+from swarm_tui.ui.sidebar import Sidebar
+from swarm_tui.ui.tiles import AgentTile
+from tests.ui.conftest import (
+    FAST,
+    FakeClient,
+    start_live,
+    still_fleet,
+    stop_live,
+    text_of,
+    until,
+    write_layout,
+)
+
+# every turn asks before it runs a command, a second or so in
+ASKS = FAST.replace('"--permission-rate", "0"', '"--permission-rate", "1"').replace(
+    '"--work", "0.4"', '"--work", "3"'
+)
+
+
+def tile_of(app: SwarmApp, name: str) -> AgentTile:
+    return next(t for t in app._tiles if t.name_shown == name)
+
+
+def notes(app: SwarmApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def test_the_tile_shows_the_dialog_and_y_answers_it(tmp_path: Path, swarm_home: Path) -> None:
+    live = await start_live(
+        write_layout(tmp_path, ["Gauss", "Hilbert"], args={"Gauss": ASKS}), swarm_home
+    )
+    try:
+        app = SwarmApp(live.client)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await until(lambda: live.fleet.agents["Gauss"].tracker.ready, 10, "Gauss ready")
+            live.fleet.send(["Gauss"], "build it")
+            await until(lambda: live.view.agents["Gauss"].options, 15, "Gauss's dialog in the view")
+            question = live.view.agents["Gauss"].question
+            tile = tile_of(app, "Gauss")
+            await until(
+                lambda: "[y/n/1-2]" in text_of(tile), 5, "the banner", lambda: text_of(tile)
+            )
+            shown = text_of(tile)
+            assert f" ? {question}" in shown
+            assert " [y/n/1-2] 1 Yes · 2 No, and tell the agent… · t attaches" in shown
+            assert "needs-permission" in str(tile.border_title)
+            await until(
+                lambda: f"[y/n/1-2] asks: {question}" in text_of(app.query_one(Sidebar)),
+                5,
+                "the question in the sidebar",
+            )
+            assert "[y/n" not in text_of(tile_of(app, "Hilbert"))  # Hilbert asks nothing
+            assert app.current_name() == "Gauss"
+            await pilot.press("y")
+            await until(
+                lambda: "Gauss: answered 1. Yes" in notes(app),
+                10,
+                "the answer said",
+                lambda: repr(notes(app)),
+            )
+            assert f"⎿ Allowed: {question}" in "\n".join(live.fleet.agents["Gauss"].plain_screen())
+            await until(
+                lambda: "[y/n/1-2]" not in text_of(tile),
+                10,
+                "the banner to go once the dialog has",
+                lambda: text_of(tile),
+            )
+    finally:
+        await stop_live(live)
+
+
+class AnsweringClient(FakeClient):
+    """A still fleet; answers are recorded, and refused as the engine would refuse them."""
+
+    refuse = ""
+
+    async def answer(self, name: str, choice: str, question: str | None = None) -> dict[str, Any]:
+        self._asked("answer", name=name, choice=choice, question=question)
+        if self.refuse:
+            raise Refused(self.refuse)
+        return {"ok": True, "option": f"{choice}. picked", "asks": ""}
+
+
+def asking_view(tmp_path: Path, waited: float) -> FleetView:
+    """The still fleet, its agent Noether asking with three options since `waited` s ago."""
+    view = still_fleet(tmp_path, count=4)
+    old = view.agents["Noether"]
+    assert old.state == "needs-permission"
+    view.agents["Noether"] = AgentView.model_validate(
+        {
+            **old.model_dump(),
+            "question": "Do you want to proceed? (Bash command: make)",
+            "options": [
+                ("1", "Yes"),
+                ("2", "Yes, and don't ask again for make commands"),
+                ("3", "No"),
+            ],
+            "state_since": time.time() - waited,
+        }
+    )
+    return view
+
+
+async def test_keys_answer_the_selected_agent_and_only_one_that_asks(tmp_path: Path) -> None:
+    client = AnsweringClient(asking_view(tmp_path, 5))
+    app = SwarmApp(client)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        app.select_name("Gauss")  # working: y, n and numbers answer nothing
+        for key in ("y", "n", "2"):
+            await pilot.press(key)
+        assert client.asked("answer") == []
+        await until(
+            lambda: any("Gauss is working: no dialog to answer" in n for n in notes(app)),
+            5,
+            "why nothing was answered",
+        )
+        app.select_name("Noether")
+        await pilot.press("2")
+        await pilot.press("n")
+        await until(lambda: len(client.asked("answer")) == 2, 5, "two answers")
+        question = "Do you want to proceed? (Bash command: make)"
+        assert client.asked("answer") == [
+            {"name": "Noether", "choice": "2", "question": question},
+            {"name": "Noether", "choice": "no", "question": question},
+        ]
+        # a refusal is one line, said as the engine said it
+        client.refuse = "Noether (claude)'s dialog changed: it now asks 'x'; nothing was typed"
+        await pilot.press("y")
+        await until(
+            lambda: any(
+                "Noether not answered: Noether (claude)'s dialog changed" in n for n in notes(app)
+            ),
+            5,
+            "the refusal",
+        )
+        # the keys that move the selection still do: digits took none of them
+        await pilot.press("l")
+        assert app.current_name() == "Euler"
+
+
+async def test_the_wait_counts_up_in_the_tile_and_the_sidebar(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No event comes while an agent waits on its dialog: the clocks move by themselves."""
+    clock = [time.time()]
+    fake_time = SimpleNamespace(time=lambda: clock[0], monotonic=time.monotonic)
+    monkeypatch.setattr(tiles_module, "time", fake_time)
+    monkeypatch.setattr(sidebar_module, "time", fake_time)
+    app = SwarmApp(AnsweringClient(asking_view(tmp_path, 4 * 60 + 5)))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        tile = tile_of(app, "Noether")
+        sidebar = app.query_one(Sidebar)
+        assert "needs-permission 4m" in str(tile.border_title)
+        assert "needs-permission 4m" in text_of(sidebar)
+        clock[0] += 3 * 60
+        await until(
+            lambda: "needs-permission 7m" in str(tile.border_title),
+            5,
+            "the tile's clock to move on",
+            lambda: str(tile.border_title),
+        )
+        await until(
+            lambda: "needs-permission 7m" in text_of(sidebar), 5, "the sidebar's clock to move on"
+        )
