@@ -40,6 +40,7 @@ class ScreenReader:
         self._evaluate = evaluate
         self._visible: set[str] = set()
         self._dirty: set[str] = set()  # agents with output not yet read (their `dirty`)
+        self._planned: float | None = None  # when the loop wakes by itself next (monotonic)
         self.wake = asyncio.Event()
 
     def set_visible(self, names: set[str]) -> None:
@@ -52,10 +53,19 @@ class ScreenReader:
         self.wake.set()
 
     def mark(self, agent: Agent) -> None:
-        """The agent's screen changed (a doorbell, a new window): read it when due."""
+        """The agent's screen changed (a doorbell, a new window): read it when due.
+
+        The loop is woken only when this brings its next round forward: an agent already
+        dirty is in the plan, and an off-screen one read less than a second ago is due after
+        the loop wakes anyway. (128 printing agents ring hundreds of doorbells a second; most
+        of them must cost nothing.)"""
+        if agent.dirty and agent.name in self._dirty:
+            return
         agent.dirty = True
         self._dirty.add(agent.name)
-        self.wake.set()
+        planned = self._planned
+        if planned is None or agent.last_capture + self._interval(agent) < planned:
+            self.wake.set()
 
     def _interval(self, agent: Agent) -> float:
         return VISIBLE_INTERVAL if agent.name in self._visible else HIDDEN_INTERVAL
@@ -122,6 +132,7 @@ class ScreenReader:
             self._evaluate(now, [a for a in self._agents.values()
                                  if (d := a.tracker.next_deadline()) is not None and d <= now])
             timeout = self._next_timeout()
+            self._planned = None if timeout is None else time.monotonic() + timeout
 
     def _dirty_agents(self) -> list[Agent]:
         """The dirty agents with a pane to read (only those: a fleet of 128 where a few print

@@ -29,10 +29,15 @@ class Reply:
 
 @dataclass(frozen=True, slots=True)
 class Output:
-    """A pane wrote `data` (already unescaped)."""
+    """A pane wrote something. The engine only needs the doorbell, so the bytes stay as tmux
+    escaped them (`raw`) until someone asks for `data`."""
 
     pane: str
-    data: bytes
+    raw: bytes
+
+    @property
+    def data(self) -> bytes:
+        return unescape(self.raw)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,10 +131,10 @@ def notification(line: bytes) -> Event | None:
         return None
     if line.startswith(b"%output "):
         _, pane, data = line.split(b" ", 2) if line.count(b" ") >= 2 else (b"", line[8:], b"")
-        return Output(pane.decode(), unescape(data))
+        return Output(pane.decode(), data)
     if line.startswith(b"%extended-output "):
         head, sep, data = line.partition(b" : ")
-        return Output(head.split(b" ")[1].decode(), unescape(data) if sep else b"")
+        return Output(head.split(b" ")[1].decode(), data if sep else b"")
     text = line.decode("utf-8", "replace")
     name, _, rest = text[1:].partition(" ")
     if name == "pause":

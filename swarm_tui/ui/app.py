@@ -13,7 +13,6 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult, SystemCommand
-from textual.containers import Container, Horizontal
 from textual.css.scalar import Unit
 from textual.screen import Screen
 from textual.timer import Timer
@@ -35,7 +34,7 @@ from swarm_tui.ui.prompt import FocusScreen, PromptScreen, Target, skill_request
 from swarm_tui.ui.reminders import RemindersScreen
 from swarm_tui.ui.sidebar import Sidebar
 from swarm_tui.ui.status import matches, status_line
-from swarm_tui.ui.tiles import MIN_TILE_H, MIN_TILE_W, AgentTile, TileGrid
+from swarm_tui.ui.tiles import MIN_TILE_H, MIN_TILE_W, AgentTile, Backdrop, BackdropRow, TileGrid
 
 
 def cells(widget: Widget) -> int:
@@ -88,9 +87,9 @@ class SwarmApp(AgentActions):
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
-        with Horizontal():
+        with BackdropRow():
             yield Sidebar(id="sidebar")
-            with Container(id="main"):
+            with Backdrop(id="main"):
                 with TileGrid(id="grid"):
                     for _ in range(MAX_PER_PAGE):
                         yield AgentTile(self.view)

@@ -93,7 +93,37 @@ def squeeze(screen: list[str]) -> list[str]:
     return out
 
 
-class TileGrid(Container):
+class Backdrop(Container):
+    """A container that draws only its background behind its children. Textual renders
+    every widget under a changed region at every frame, each whole (the screen, the row,
+    the grid behind a tile that printed a line); this one hands back what it drew last
+    while nothing it depends on changed."""
+
+    def __init__(self, *children: Widget, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(*children, id=id)
+        self._drawn: tuple[object, list[Strip]] | None = None
+
+    def notify_style_update(self) -> None:
+        self._drawn = None
+        super().notify_style_update()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        key = (crop, self.outer_size, self.app.theme, self.background_colors,
+               tuple(id(f) for f in self.get_line_filters()))
+        if self._drawn is None or self._drawn[0] != key:
+            self._drawn = (key, super().render_lines(crop))
+        return self._drawn[1]
+
+
+class BackdropRow(Backdrop):
+    """A `Backdrop` laid out as a row (a `Horizontal`)."""
+
+    DEFAULT_CSS = """
+    BackdropRow { width: 1fr; height: 1fr; layout: horizontal; overflow: hidden hidden; }
+    """
+
+
+class TileGrid(Backdrop):
     """The grid of tiles; says when its size changed (the terminal, or the judge pane), so
     the app can choose columns and rows again. The app's own Resize is stopped by Textual
     before a subclass sees every one."""
@@ -119,6 +149,7 @@ class AgentTile(Widget):
         self._banner: list[str] = []  # a dialog's question and options, under the screen
         self._rows: dict[object, Strip] = {}  # finished rows of the last render, by content
         self._look: tuple[object, int] | None = None
+        self._edges: tuple[int, Strip, Strip] | None = None  # (look, left, right) of a row
         self._last: tuple[object, list[str], list[Strip]] | None = None
 
     @property
@@ -212,6 +243,8 @@ class AgentTile(Widget):
             else:
                 key = (look, height, y, state[3], state[4])
             strip = rows.get(key) or self._rows.get(key)
+            if strip is None and top <= y < top + inner:
+                strip = self._content_row(look, y, width)
             if strip is None:
                 strip = super().render_lines(Region(0, y, width, 1))[0]
             rows[key] = strip
@@ -221,6 +254,32 @@ class AgentTile(Widget):
             out = [strip.crop(crop.x, crop.right) for strip in out]
         self._last = (state, self._lines, out)
         return out
+
+    def _content_row(self, look: int, y: int, width: int) -> Strip:
+        """A row of the agent's screen between the tile's side borders. Textual's full path
+        (styles, border, filters: about half a millisecond a row) runs once per look; its
+        borders are then reused around each new line, which gets the same line filters
+        (they work segment by segment). A tile with effects that touch every cell (a tint,
+        opacity, padding) always takes the full path."""
+        edges = self._edges
+        if edges is None or edges[0] != look:
+            strip = super().render_lines(Region(0, y, width, 1))[0]
+            styles = self.styles
+            left = self.content_region.x - self.region.x
+            right = self.region.right - self.content_region.right
+            plain_look = (not styles.tint.a and self.opacity == 1.0
+                          and styles.text_opacity == 1.0
+                          and styles.padding.left == styles.padding.right == 0)
+            if plain_look and left <= 1 and right <= 1:
+                self._edges = (look, strip.crop(0, left), strip.crop(width - right, width))
+            else:
+                self._edges = None
+            return strip  # drawn the full way: already right
+        body = self.render_line(y - (self.content_region.y - self.region.y))
+        background = self.background_colors[1]
+        for line_filter in self.get_line_filters():
+            body = body.apply_filter(line_filter, background)
+        return Strip.join([edges[1], body, edges[2]])
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return container.height

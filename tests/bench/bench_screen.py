@@ -236,7 +236,8 @@ def report(rs: dict[str, Result], a: argparse.Namespace) -> None:
         f"{'viewer':8} {'tiles':>5} | {'extra CPU (cores)':>17} {'= own + engine + srv':>22}"
         f" | {'latency p50/p95/max ms':>22} {'new/s/tile':>10} | {'RSS MB':>6} | term"
     )
-    extra, viewers = {}, ("polling", "tmux", "swarm")
+    extra: dict[str, float] = {}
+    viewers = [n for n in ("polling", "tmux", "swarm") if n in rs]
     for name in viewers:
         r, c = rs[name], rs[name].cores
         srv = c["server"] - base
@@ -249,13 +250,19 @@ def report(rs: dict[str, Result], a: argparse.Namespace) -> None:
             f"{name:8} {r.shown or '-':>5} | {extra[name]:17.3f} {parts:>22} | {lat:>22} "
             f"{r.seen_rate if r.lat else 0:10.1f} | {r.rss:6.0f} | {c['term']:.3f}"
         )
-    sw, po = rs["swarm"], rs["polling"]
     for name in viewers:
         if (r := rs[name]).lat and not a.idle:
             print(
                 f"  {name}: max {max(r.lat):.0f} ms ({r.worst}); latency > 300 ms at "
                 f"{', '.join(f'+{s:.1f}' for s in r.slow[:15]) or 'never'}"
             )
+    if "swarm" not in rs:
+        return
+    sw = rs["swarm"]
+    if "polling" not in rs:  # --only swarm: its own figures, no ratios
+        print(f"swarm shows {sw.shown} tiles; engine + UI RSS = {sw.rss:.0f} MB")
+        return
+    po = rs["polling"]
     print(f"swarm shows {sw.shown} tiles at {a.size} (polling and tmux show {po.shown})")
     if a.idle:
         print(
@@ -268,7 +275,7 @@ def report(rs: dict[str, Result], a: argparse.Namespace) -> None:
             f"swarm CPU / polling CPU = {extra['swarm'] / max(extra['polling'], 1e-9):.2f} "
             f"(goal {goal})"
         )
-        if extra["tmux"] > 0.005:  # else within the noise of the baseline
+        if extra.get("tmux", 0) > 0.005:  # else within the noise of the baseline
             print(f"swarm CPU / tmux CPU = {extra['swarm'] / extra['tmux']:.1f}")
     print(f"swarm engine + UI RSS = {sw.rss:.0f} MB (goal <= 300)")
     if sw.lat and not a.idle:
@@ -316,6 +323,8 @@ def run(a: argparse.Namespace, tmp: Path, cleanup: list) -> dict[str, Result]:
     }
     results = {}
     for name, command in phases.items():
+        if a.only and name not in (a.only, "none"):
+            continue
         if name == "tmux":
             tile_panes(asock, panes[: a.visible], width, height)
         trees = {"viewer": term.run(command)} if command else {}
@@ -325,12 +334,31 @@ def run(a: argparse.Namespace, tmp: Path, cleanup: list) -> dict[str, Result]:
             term.wait_for_stamp(name)
         print(f"measuring {name} ...", file=sys.stderr, flush=True)
         trigger = tmp / "burst" if a.burst else None
+        spies = profile(a.profile, trees, a.seconds) if a.profile and name == "swarm" else []
         results[name] = measure(term, name, trees, server, a.seconds, trigger)
+        for spy in spies:
+            spy.wait(30)
         term.run("sleep 86400")
         if name == "swarm":
             stop_engine(engine)
         time.sleep(1.0)
     return results
+
+
+def profile(out: str, trees: dict[str, int], seconds: float) -> list[subprocess.Popen[bytes]]:
+    """py-spy (from PyPI) records the engine and the view while they are measured: folded
+    stacks in OUT/engine.txt and OUT/viewer.txt, summed up by `bench/profile_summary.py`."""
+    Path(out).mkdir(parents=True, exist_ok=True)
+    spy = Path(sys.executable).with_name("py-spy")
+    pids = {k: max(tree(proc_table(), p)) if k == "viewer" else p for k, p in trees.items()}
+    return [
+        subprocess.Popen(
+            [str(spy), "record", "--format", "raw", "-r", "50", "-d", str(int(seconds)),
+             "-o", f"{out}/{k}.txt", "-p", str(pid)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        for k, pid in pids.items()
+    ]
 
 
 def interrupted(signum: int, frame: object) -> None:
@@ -346,6 +374,8 @@ def main() -> int:
     p.add_argument("--visible", type=int, default=25)
     p.add_argument("--seconds", type=float, default=15.0)
     p.add_argument("--size", default="200x55", help="the terminal, COLSxROWS")
+    p.add_argument("--profile", metavar="DIR", help="py-spy the engine and the view (swarm)")
+    p.add_argument("--only", choices=("swarm", "polling", "tmux"), help="one viewer (+ none)")
     p.add_argument("--trace", help="write every latency seen (viewer,t,agent,ms) to this CSV")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--idle", action="store_true", help="agents that print nothing")

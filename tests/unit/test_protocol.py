@@ -164,19 +164,19 @@ def test_partial_tricky_stream_parses_up_to_the_lying_screen() -> None:
 
 # ------------------------------------------------------------------------------- output
 def test_output_is_unescaped_to_the_bytes_the_pane_wrote(basic: list[Event]) -> None:
-    outputs = of(basic, Output)
-    assert outputs[0] == Output("%2", PRINTER)
-    assert outputs[1] == Output(
+    outputs = [(o.pane, o.data) for o in of(basic, Output)]
+    assert outputs[0] == ("%2", PRINTER)
+    assert outputs[1] == (
         "%3", b"%end 1 2 1\r\n%error 3 4 1\r\n%begin 5 6 1\r\n%output %9 fake\r\nLIAR-DONE\r\n"
     )
-    assert outputs[2] == Output("%2", b"\r\n")
+    assert outputs[2] == ("%2", b"\r\n")
     assert len(outputs) == 3
 
 
 def test_extended_output_is_unescaped(paused: list[Event]) -> None:
-    outputs = of(paused, Output)
-    assert outputs[0] == Output("%1", "café back\\slash\r\r\nEXT-DONE\r\n".encode())
-    assert outputs[1] == Output("%2", b"tick\r\n")
+    outputs = [(o.pane, o.data) for o in of(paused, Output)]
+    assert outputs[0] == ("%1", "café back\\slash\r\r\nEXT-DONE\r\n".encode())
+    assert outputs[1] == ("%2", b"tick\r\n")
 
 
 def test_unescape_octal() -> None:
@@ -205,8 +205,9 @@ def test_output_with_no_data() -> None:
 
 
 def test_extended_output_data_may_hold_space_colon_space() -> None:
-    events = parse(b"%extended-output %4 12 : a : b\\015\\012\n")
-    assert events == [Output("%4", b"a : b\r\n")]
+    (event,) = parse(b"%extended-output %4 12 : a : b\\015\\012\n")
+    assert isinstance(event, Output)
+    assert (event.pane, event.data) == ("%4", b"a : b\r\n")
 
 
 # ------------------------------------------------------------------------ notifications
@@ -217,7 +218,7 @@ def test_pause_and_continue(paused: list[Event]) -> None:
     reply = paused[pause_at + 1]
     assert isinstance(reply, Reply) and reply.ok and reply.lines == (b"%continue %2",)
     # and the pane's output flows again after it
-    assert paused[pause_at + 2] == Output("%2", b"tick\r\n")
+    assert paused[pause_at + 2] == Output("%2", b"tick\\015\\012")
 
 
 def test_subscription_changes(basic: list[Event]) -> None:
@@ -300,7 +301,7 @@ def test_incomplete_line_waits_for_its_newline() -> None:
     parser = ControlParser()
     assert list(parser.feed(b"%output %1 ab")) == []
     assert list(parser.feed(b"c\\015")) == []
-    assert list(parser.feed(b"\\012\n%pa")) == [Output("%1", b"abc\r\n")]
+    assert list(parser.feed(b"\\012\n%pa")) == [Output("%1", b"abc\\015\\012")]
     assert list(parser.feed(b"use %1\n")) == [Pause("%1")]
 
 

@@ -73,3 +73,35 @@ def test_agents_of_a_host_that_is_down_do_not_take_the_hidden_slots(tmp_path: Pa
         reader.mark(agent)
     names = [a.name for a in reader._due(now=1000.0)]
     assert names and all(n.startswith("A") for n in names)
+
+
+def test_a_doorbell_wakes_the_loop_only_when_it_brings_the_next_round_forward(
+        tmp_path: Path) -> None:
+    """128 printing agents ring hundreds of doorbells a second: one for an agent already
+    waiting to be read, or for an off-screen agent not due before the loop wakes anyway,
+    must not spin the loop (each spin scans the fleet)."""
+    reader, agents = _reader(tmp_path, 4)
+    reader.set_visible({"A000"})
+    agents["A000"].dirty = False  # its first read (a capture clears it)
+    reader.wake.clear()
+    reader._planned = 50.0  # the loop plans to wake at t=50 by itself
+    hidden = agents["A001"]
+    hidden.last_capture = 49.5  # due at 50.5: after the planned wake
+    reader.mark(hidden)
+    assert hidden.dirty and not reader.wake.is_set()
+    assert [a.name for a in reader._due(now=50.6)] == ["A001"]  # still read when due
+    early = agents["A002"]
+    early.last_capture = 10.0  # due long ago: the loop must come now
+    reader.mark(early)
+    assert reader.wake.is_set()
+    reader.wake.clear()
+    reader.mark(early)  # rings again before it was read: already in the plan
+    assert not reader.wake.is_set()
+    shown = agents["A000"]
+    shown.last_capture = 49.0  # a tile, due at 49.05: before the planned wake
+    reader.mark(shown)
+    assert reader.wake.is_set()
+    reader._planned = None  # the loop sleeps with no deadline: every new doorbell wakes it
+    reader.wake.clear()
+    reader.mark(agents["A003"])
+    assert reader.wake.is_set()
