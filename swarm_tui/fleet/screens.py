@@ -11,9 +11,11 @@ too.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import time
 from collections.abc import Callable
 
+from swarm_tui.agents.base import AgentState
 from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import FleetListener
@@ -26,10 +28,34 @@ COALESCE = 0.008  # seconds to gather a burst of %output before one round of cap
 # off-screen agents read in one round at most: 100 hidden agents falling due together would
 # hold the tiles' captures behind them in the channel (a stall every second)
 HIDDEN_PER_ROUND = 8
+RESCAN = 0.25  # seconds: every agent's state deadlines are looked at least this often
+RESTING = (AgentState.IDLE, AgentState.EXITED, AgentState.UNREACHABLE)
+
+
+class Wake(asyncio.Event):
+    """The reader's wake-up: `set()` (anyone: something may have changed any agent's state
+    or deadlines) re-checks the whole fleet; `ring()` (a doorbell) only reads screens."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.recheck = True
+
+    def set(self) -> None:
+        self.recheck = True
+        super().set()
+
+    def ring(self) -> None:
+        super().set()
 
 
 class ScreenReader:
-    """Keeps `agents`' screens fresh; `evaluate(now, agents)` is called after each read."""
+    """Keeps `agents`' screens fresh; `evaluate(now, agents)` is called after each read.
+
+    A round costs what it reads, not the fleet's size: 25 tiles printing start a round
+    every few milliseconds, while 100 agents off screen print all the time too. Dirty tiles
+    are a small set; dirty off-screen agents wait in a heap by when they fall due; the
+    agents' own state deadlines (quiet time, settling) are scanned when one falls due, when
+    someone calls `wake.set()`, and every RESCAN seconds."""
 
     def __init__(self, agents: dict[str, Agent], links: dict[str, HostLink],
                  listener: Callable[[], FleetListener],
@@ -40,15 +66,25 @@ class ScreenReader:
         self._evaluate = evaluate
         self._visible: set[str] = set()
         self._dirty: set[str] = set()  # agents with output not yet read (their `dirty`)
+        self._shown_dirty: set[str] = set()  # those of them with a tile
+        self._hidden_due: list[tuple[float, str]] = []  # heap: (when due, name), lazily kept
         self._planned: float | None = None  # when the loop wakes by itself next (monotonic)
-        self.wake = asyncio.Event()
+        self._state_due: float | None = None  # the earliest agent state deadline known
+        self._scanned = 0.0  # when every agent's state deadline was last looked at
+        self._resting = False  # at the last look every agent was idle, exited or unreachable
+        self.wake = Wake()
 
     def set_visible(self, names: set[str]) -> None:
         """Which agents have a tile on screen (they are re-read fast)."""
-        newly = names - self._visible
+        newly, gone = names - self._visible, self._visible - names
         self._visible = set(names)
+        self._shown_dirty -= gone
+        for name in gone:  # still dirty: wait with the others off screen
+            if name in self._dirty and (agent := self._agents.get(name)) is not None:
+                heapq.heappush(self._hidden_due, (agent.last_capture + HIDDEN_INTERVAL, name))
         for name in newly:
             if name in self._agents:
+                self._dirty.discard(name)  # marked again below, as a tile
                 self.mark(self._agents[name])
         self.wake.set()
 
@@ -59,13 +95,19 @@ class ScreenReader:
         dirty is in the plan, and an off-screen one read less than a second ago is due after
         the loop wakes anyway. (128 printing agents ring hundreds of doorbells a second; most
         of them must cost nothing.)"""
-        if agent.dirty and agent.name in self._dirty:
+        name = agent.name
+        if agent.dirty and name in self._dirty:
             return
         agent.dirty = True
-        self._dirty.add(agent.name)
+        self._dirty.add(name)
+        due = agent.last_capture + self._interval(agent)
+        if name in self._visible:
+            self._shown_dirty.add(name)
+        else:
+            heapq.heappush(self._hidden_due, (due, name))
         planned = self._planned
-        if planned is None or agent.last_capture + self._interval(agent) < planned:
-            self.wake.set()
+        if planned is None or due < planned:
+            self.wake.ring()
 
     def _interval(self, agent: Agent) -> float:
         return VISIBLE_INTERVAL if agent.name in self._visible else HIDDEN_INTERVAL
@@ -96,6 +138,7 @@ class ScreenReader:
             agent.last_capture = now
             agent.dirty = False
             self._dirty.discard(agent.name)
+            self._shown_dirty.discard(agent.name)
             if not reply.ok:
                 continue
             agent.screen = [ln.decode("utf-8", "replace") for ln in reply.lines]
@@ -109,6 +152,12 @@ class ScreenReader:
         if continues:
             await control.send(continues)
         self._evaluate(now, agents)
+        for agent in agents:  # a new reading may have set a deadline (a state to settle)
+            self._note_deadline(agent.tracker.next_deadline())
+
+    def _note_deadline(self, deadline: float | None) -> None:
+        if deadline is not None and (self._state_due is None or deadline < self._state_due):
+            self._state_due = deadline
 
     async def run(self) -> None:
         """The read loop: wait for a doorbell or a deadline, then one round of captures."""
@@ -121,6 +170,7 @@ class ScreenReader:
                 pass
             # let a burst of doorbells ring before reading: one round of captures for all
             await asyncio.sleep(COALESCE)
+            recheck, self.wake.recheck = self.wake.recheck, False
             self.wake.clear()
             now = time.monotonic()
             due = self._due(now)
@@ -129,36 +179,103 @@ class ScreenReader:
                     await self.refresh(due)
                 except SwarmError:
                     pass  # a link went down; its Exit event says so
-            self._evaluate(now, [a for a in self._agents.values()
-                                 if (d := a.tracker.next_deadline()) is not None and d <= now])
+            state_due = self._state_due
+            if recheck or now - self._scanned >= RESCAN or (state_due is not None
+                                                             and state_due <= now):
+                self._scan_states(now)
             timeout = self._next_timeout()
             self._planned = None if timeout is None else time.monotonic() + timeout
 
+    def _scan_states(self, now: float) -> None:
+        """Evaluate the agents whose state deadline has come; note the next one."""
+        self._scanned, self._state_due = now, None
+        expired = []
+        for agent in self._agents.values():
+            if (d := agent.tracker.next_deadline()) is not None:
+                if d <= now:
+                    expired.append(agent)
+                else:
+                    self._note_deadline(d)
+        self._evaluate(now, expired)
+        for agent in expired:  # evaluating may set their next deadline
+            d = agent.tracker.next_deadline()
+            # one still past after evaluating (a hook's state the screen disagrees with)
+            # is looked at again in a while, not in a spin
+            self._note_deadline(None if d is None else max(d, now + RESCAN))
+        # a fleet with agents at work is looked at now and then even when no deadline is
+        # known (a backstop); one where every agent rests sleeps until something happens
+        self._resting = all(a.state in RESTING for a in self._agents.values())
+
+    def _readable(self, agent: Agent) -> bool:
+        link = self._links.get(agent.spec.host)
+        return bool(agent.pane) and link is not None and link.connected
+
     def _dirty_agents(self) -> list[Agent]:
-        """The dirty agents with a pane to read (only those: a fleet of 128 where a few print
-        is not scanned whole at every doorbell)."""
+        """The dirty agents with a pane to read (a host that is down: read when it is back)."""
         found = []
         for name in list(self._dirty):
             agent = self._agents.get(name)
             if agent is None or not agent.dirty:
                 self._dirty.discard(name)  # gone, or read meanwhile
-            elif agent.pane and (link := self._links.get(agent.spec.host)) is not None \
-                    and link.connected:
-                found.append(agent)  # (a host that is down: read when it is back)
+            elif self._readable(agent):
+                found.append(agent)
         return found
+
+    def _shown(self) -> list[Agent]:
+        """The dirty tiles that can be read."""
+        found = []
+        for name in list(self._shown_dirty):
+            agent = self._agents.get(name)
+            if agent is None or not agent.dirty or name not in self._visible:
+                self._shown_dirty.discard(name)
+            elif self._readable(agent):
+                found.append(agent)
+        return found
+
+    def _hidden_head(self) -> tuple[float, Agent] | None:
+        """The off-screen agent that falls due first, dropping stale entries on the way."""
+        heap = self._hidden_due
+        while heap:
+            due, name = heap[0]
+            agent = self._agents.get(name)
+            if agent is None or not agent.dirty or name not in self._dirty \
+                    or name in self._visible:
+                heapq.heappop(heap)  # read, gone, or now a tile
+                continue
+            actual = agent.last_capture + HIDDEN_INTERVAL
+            if actual > due:  # an entry from before its last read: its real turn is later
+                heapq.heapreplace(heap, (actual, name))
+                continue
+            return due, agent
+        return None
 
     def _due(self, now: float) -> list[Agent]:
         """Every visible agent that is due, and the longest-waiting few hidden ones."""
-        due = [a for a in self._dirty_agents() if a.last_capture + self._interval(a) <= now]
-        shown = [a for a in due if a.name in self._visible]
-        hidden = sorted((a for a in due if a.name not in self._visible),
-                        key=lambda a: a.last_capture)
-        return shown + hidden[:HIDDEN_PER_ROUND]
+        shown = [a for a in self._shown() if a.last_capture + VISIBLE_INTERVAL <= now]
+        hidden: list[Agent] = []
+        parked: list[tuple[float, str]] = []
+        while len(hidden) < HIDDEN_PER_ROUND and (head := self._hidden_head()) is not None:
+            due, agent = head
+            if due > now:
+                break
+            heapq.heappop(self._hidden_due)
+            if self._readable(agent):
+                hidden.append(agent)
+            else:  # its host is down: look again later (its return marks it anyway)
+                parked.append((now + HIDDEN_INTERVAL, agent.name))
+        for entry in parked:
+            heapq.heappush(self._hidden_due, entry)
+        return shown + hidden
 
     def _next_timeout(self) -> float | None:
         """Seconds until a capture falls due or a state may change on its own; None: never."""
-        deadlines = [a.last_capture + self._interval(a) for a in self._dirty_agents()]
-        for agent in self._agents.values():
-            if (d := agent.tracker.next_deadline()) is not None:
-                deadlines.append(d)
-        return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+        deadlines = [a.last_capture + VISIBLE_INTERVAL for a in self._shown()]
+        if (head := self._hidden_head()) is not None:
+            deadlines.append(head[0])
+        if self._state_due is not None:
+            deadlines.append(self._state_due)
+        if not self._resting:
+            deadlines.append(self._scanned + RESCAN)
+        if not deadlines:
+            return None
+        return max(0.0, min(deadlines) - time.monotonic())

@@ -256,6 +256,15 @@ def report(rs: dict[str, Result], a: argparse.Namespace) -> None:
                 f"  {name}: max {max(r.lat):.0f} ms ({r.worst}); latency > 300 ms at "
                 f"{', '.join(f'+{s:.1f}' for s in r.slow[:15]) or 'never'}"
             )
+    if a.burst:
+        for name in viewers:
+            shown = "-" if (b := rs[name].burst_max) is None else f"{b:.0f} ms"
+            goal = " (goal <= 100)" if name == "swarm" else ""
+            print(
+                f"{name}: max delay of the other tiles, 2 s after the burst = {shown}{goal}"
+                f"; the burst on screen after {rs[name].burst_shown or 0:.1f} s"
+            )
+
     if "swarm" not in rs:
         return
     sw = rs["swarm"]
@@ -284,14 +293,6 @@ def report(rs: dict[str, Result], a: argparse.Namespace) -> None:
             f"{pct(sw.lat, 0.95):.0f} ms (goal <= 100), max = {max(sw.lat):.0f} ms "
             "(goal <= 300)"
         )
-    if a.burst:
-        for name in viewers:
-            shown = "-" if (b := rs[name].burst_max) is None else f"{b:.0f} ms"
-            goal = " (goal <= 100)" if name == "swarm" else ""
-            print(
-                f"{name}: max delay of the other tiles, 2 s after the burst = {shown}{goal}"
-                f"; the burst on screen after {rs[name].burst_shown or 0:.1f} s"
-            )
 
 
 # ---------------------------------------------------------------------------- main
@@ -353,7 +354,7 @@ def profile(out: str, trees: dict[str, int], seconds: float) -> list[subprocess.
     pids = {k: max(tree(proc_table(), p)) if k == "viewer" else p for k, p in trees.items()}
     return [
         subprocess.Popen(
-            [str(spy), "record", "--format", "raw", "-r", "50", "-d", str(int(seconds)),
+            [str(spy), "record", "--gil", "--format", "raw", "-r", "100", "-d", str(int(seconds)),
              "-o", f"{out}/{k}.txt", "-p", str(pid)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
