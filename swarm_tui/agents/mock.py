@@ -216,9 +216,11 @@ class MockAgent:
         if not (self.claims_done and self.task and os.environ.get("SWARM_TOKEN")):
             return
         import subprocess
+        import threading
 
-        subprocess.Popen(["swarm", "done", "--note", note], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        child = subprocess.Popen(["swarm", "done", "--note", note], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        threading.Thread(target=child.wait, daemon=True).start()  # reaped: no zombie left
 
     def write_handoff(self, path: str) -> None:
         try:

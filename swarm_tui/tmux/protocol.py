@@ -27,7 +27,7 @@ class Reply:
         return "\n".join(line.decode("utf-8", "replace") for line in self.lines)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made hundreds of times a second, and frozen costs
 class Output:
     """A pane wrote something. The engine only needs the doorbell, so the bytes stay as tmux
     escaped them (`raw`) until someone asks for `data`."""
