@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import subprocess
 import sys
 import time
@@ -95,16 +94,14 @@ def _parser() -> argparse.ArgumentParser:
                          "tmux, Python, agent CLIs, GPUs")
     doc.add_argument("layout")
 
-    grep = sub.add_parser("grep", help="search every agent's history (tmux scrollback) "
-                          "for a Python regular expression; prints agent:line: text",
-                          description="swarm grep PATTERN [--agent NAME] [-C N] [-i]. Exit "
-                          "status as grep's: 0 found, 1 nothing found, 2 trouble.")
-    grep.add_argument("args", nargs="*", metavar="PATTERN")
-    grep.add_argument("--agent", help="search only this agent's history")
-    grep.add_argument("-C", "--context", type=int, default=0, metavar="N",
-                      help="N lines of context either side of each match")
-    grep.add_argument("-i", "--ignore-case", action="store_true")
-    grep.add_argument("--fleet")
+    answer = sub.add_parser("answer", help="answer an agent's permission prompt: y, n or "
+                            "an option's number, as the view's keys do",
+                            description="swarm answer AGENT CHOICE (y, n or an option's "
+                            "number 1-9). Exit 0 answered, 1 refused (one line says why; "
+                            "nothing more was typed), 2 bad input or no engine.")
+    answer.add_argument("agent")
+    answer.add_argument("choice")
+    answer.add_argument("--fleet")
 
     sub.add_parser("schema", help="print the layout file's JSON Schema")
     return p
@@ -365,48 +362,54 @@ def _ssh_target(destination: str) -> str:
     return f"ssh {destination} ({opts.username}@{host}:{opts.port}{via})"
 
 
-class GrepTrouble(SwarmError):
-    """`swarm grep` could not search: exit 2, as grep does."""
+class AnswerTrouble(SwarmError):
+    """`swarm answer` was asked something it cannot do (bad input, no such agent, no
+    engine): exit 2; a refusal of the answer itself is exit 1."""
 
     exit_code = 2
 
 
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # never to the user's terminal
+CHOICES = {"y": "yes", "yes": "yes", "n": "no", "no": "no",
+           **{str(n): str(n) for n in range(1, 10)}}
 
 
-def cmd_grep(args: argparse.Namespace) -> int:
-    from swarm_tui.protocol.models import GrepView
-    from swarm_tui.protocol.requests import MAX_GREP_CONTEXT
+def cmd_answer(args: argparse.Namespace) -> int:
+    from swarm_tui.protocol.client import FleetClient, Unreachable
+    from swarm_tui.protocol.client import Refused as NotDone
 
-    if len(args.args) != 1:
-        raise GrepTrouble("usage: swarm grep PATTERN [--agent NAME] [-C N] [-i] (one "
-                          "pattern: quote it; `--` before one that starts with '-')")
-    pattern = args.args[0]
+    choice = CHOICES.get(args.choice.strip().lower())
+    if choice is None:
+        raise AnswerTrouble(f"answer: {args.choice!r} is not an answer: give y, n or an "
+                            "option's number 1-9")
     try:
-        re.compile(pattern, re.IGNORECASE if args.ignore_case else 0)
-    except (re.error, OverflowError, RecursionError) as exc:
-        raise GrepTrouble(f"grep: bad pattern {pattern!r}: {exc}") from None
-    if not 0 <= args.context <= MAX_GREP_CONTEXT:
-        raise GrepTrouble(f"-C {args.context}: give 0 to {MAX_GREP_CONTEXT} lines of context")
-    try:
-        reply = request(find_socket(args.fleet, paths.run_dir()), {
-            "op": "grep", "pattern": pattern, "agent": args.agent, "context": args.context,
-            "ignore_case": args.ignore_case}, timeout=60)
+        client = FleetClient(find_socket(args.fleet, paths.run_dir()))
     except ClientError as exc:
-        raise GrepTrouble(str(exc)) from None
-    found = GrepView.model_validate(reply)
-    for i, run in enumerate(found.hits):
-        if i and args.context:
-            print("--")
-        for ln in run.lines:
-            mark = ":" if ln.match else "-"
-            print(f"{run.agent}{mark}{ln.line}{mark} {_CONTROLS.sub('', ln.text)}".rstrip())
-    for line in found.skipped:
-        print(f"swarm: not searched: {line}", file=sys.stderr)
-    if found.truncated:
-        print(f"swarm: grep stopped after {found.matches} matches: narrow the pattern or "
-              "name an agent (--agent)", file=sys.stderr)
-    return 0 if found.matches else 1
+        raise AnswerTrouble(str(exc)) from None
+
+    async def run() -> dict[str, Any]:
+        agents = (await client.request({"op": "ls"}))["agents"]
+        agent = next((a for a in agents if a["name"].casefold() == args.agent.casefold()),
+                     None)
+        if agent is None:
+            names = ", ".join(a["name"] for a in agents)
+            raise AnswerTrouble(f"answer: no agent named {args.agent!r} in this fleet "
+                                f"({names})")
+        asking = agent["state"] == "needs-permission"
+        # the dialog as the engine last read it: one that changed before the keys go is
+        # refused, as one that changed under a view's eyes
+        return await client.answer(agent["name"], choice,
+                                   agent["question"] if asking else None,
+                                   [tuple(o) for o in agent["options"]] if asking else None)
+
+    try:
+        reply = asyncio.run(run())
+    except Unreachable as exc:
+        raise AnswerTrouble(str(exc)) from None
+    except NotDone as exc:
+        raise SwarmError(" ".join(str(exc).split())) from None  # exit 1, one line
+    asks = f"; it asks again: {reply['asks']}" if reply.get("asks") else ""
+    print(f"{reply['agent']}: answered {reply['option']}{asks}")
+    return 0
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -444,7 +447,7 @@ VERBS = {
     "demo": cmd_demo, "up": cmd_up, "down": cmd_down, "attach": cmd_attach,
     "doctor": cmd_doctor, "schema": cmd_schema, "layouts": cmd_layouts, "ui": cmd_ui,
     "ps": cmd_ps, "stop": cmd_stop, "logs": cmd_logs, "serve": cmd_serve,
-    "grep": cmd_grep,
+    "answer": cmd_answer,
 }
 
 if __name__ == "__main__":

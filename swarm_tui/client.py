@@ -46,6 +46,12 @@ class Refused(ClientError):
     """The swarm answered, and said no."""
 
 
+class GrepTrouble(ClientError):
+    """`swarm grep` could not search: exit 2, as grep does (1 is "nothing found")."""
+
+    exit_code = 2
+
+
 def find_socket(fleet: str | None, run_dir: Path) -> Path:
     if fleet:
         path = run_dir / f"{fleet_slug(fleet)}.sock"
@@ -230,6 +236,18 @@ def add_client_verbs(sub: Any) -> None:
     hook.add_argument("cli")
     hook.add_argument("json", nargs="?", help="the event JSON (default: read stdin)")
     hook.add_argument("--fleet")
+
+    grep = sub.add_parser("grep", help="search every agent's history (tmux scrollback) "
+                          "for a Python regular expression; prints agent:line: text",
+                          description="swarm grep PATTERN [--agent NAME] [-C N] [-i]. Exit "
+                          "status as grep's: 0 found, 1 nothing found, 2 trouble. From an "
+                          "agent's pane: the agents it may message (talks_to), and itself.")
+    grep.add_argument("args", nargs="*", metavar="PATTERN")
+    grep.add_argument("--agent", help="search only this agent's history")
+    grep.add_argument("-C", "--context", type=int, default=0, metavar="N",
+                      help="N lines of context either side of each match")
+    grep.add_argument("-i", "--ignore-case", action="store_true")
+    grep.add_argument("--fleet")
 
     msgs = sub.add_parser("messages", help="the message journal: who said what to whom")
     msgs.add_argument("--json", action="store_true")
@@ -597,11 +615,47 @@ def cmd_hook(args: argparse.Namespace, run_dir: Path) -> int:
     return 0
 
 
+GREP_CONTEXT = 20  # lines of context at most (the engine's MAX_GREP_CONTEXT)
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # never to the user's terminal
+
+
+def cmd_grep(args: argparse.Namespace, run_dir: Path) -> int:
+    if len(args.args) != 1:
+        raise GrepTrouble("usage: swarm grep PATTERN [--agent NAME] [-C N] [-i] (one "
+                          "pattern: quote it; `--` before one that starts with '-')")
+    pattern = args.args[0]
+    try:
+        re.compile(pattern, re.IGNORECASE if args.ignore_case else 0)
+    except (re.error, OverflowError, RecursionError) as exc:
+        raise GrepTrouble(f"grep: bad pattern {pattern!r}: {exc}") from None
+    if not 0 <= args.context <= GREP_CONTEXT:
+        raise GrepTrouble(f"-C {args.context}: give 0 to {GREP_CONTEXT} lines of context")
+    try:
+        found = request(find_socket(args.fleet, run_dir), {
+            "op": "grep", "pattern": pattern, "agent": args.agent, "context": args.context,
+            "ignore_case": args.ignore_case}, timeout=60)
+    except ClientError as exc:
+        raise GrepTrouble(str(exc)) from None
+    for i, run in enumerate(found["hits"]):
+        if i and args.context:
+            print("--")
+        for ln in run["lines"]:
+            mark = ":" if ln["match"] else "-"
+            text = _CONTROLS.sub("", str(ln["text"]))
+            print(f"{run['agent']}{mark}{ln['line']}{mark} {text}".rstrip())
+    for line in found.get("skipped", []):
+        print(f"swarm: not searched: {line}", file=sys.stderr)
+    if found.get("truncated"):
+        print(f"swarm: grep stopped after {found['matches']} matches: narrow the pattern or "
+              "name an agent (--agent)", file=sys.stderr)
+    return 0 if found["matches"] else 1
+
+
 CLIENT_VERBS: dict[str, Callable[[argparse.Namespace, Path], int]] = {
     "send": cmd_send, "ls": cmd_ls, "focus": cmd_focus, "messages": cmd_messages,
     "hook": cmd_hook, "fresh": cmd_fresh, "task": cmd_task, "done": cmd_done,
     "judge": cmd_judge, "tasks": cmd_tasks, "remind": cmd_remind, "skills": cmd_skills,
-    "save": cmd_save,
+    "save": cmd_save, "grep": cmd_grep,
 }
 
 
@@ -615,7 +669,7 @@ def main(argv: list[str] | None = None) -> None:
         code = CLIENT_VERBS[args.verb](args, home / "run")
     except ClientError as exc:
         print(f"swarm: {exc}", file=sys.stderr)
-        code = 1
+        code = getattr(exc, "exit_code", 1)
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:  # `swarm messages | head`: the reader left, nothing to say

@@ -15,10 +15,12 @@ from swarm_tui.agents.base import AgentState, Option, Reading
 from swarm_tui.errors import SwarmError
 
 CHOICE = re.compile(r"^(?:yes|no|[1-9])$")
-# the first option that starts with one of these words is "yes" / "no"; options further down
-# that also start with "Yes" ("Yes, and don't ask again …") are never picked by `y`
+# the first option that starts with one of these words is "yes" / "no"; `y` never picks one
+# that grants more than this once ("Yes, and don't ask again …", "Allow always"), wherever
+# the dialog lists it: that takes its number
 YES = re.compile(r"^(?:yes|allow|approve|proceed|accept|trust|run|confirm)\b", re.I)
 NO = re.compile(r"^(?:no|reject|deny|decline|skip|cancel)\b", re.I)
+ALWAYS = re.compile(r"\balways\b|\bdon'?t ask again\b|\bdo not ask again\b", re.I)
 # `› 1. Yes, proceed (y)` / `❯ 2. No` / `● 1. Allow once`: a mark, a number, the label
 NUMBERED = re.compile(r"^\s*(?:[❯›●>]\s*)?(\d{1,2})\.\s+(\S.*?)\s*$")
 MARKED = re.compile(r"^\s*[❯›●]")
@@ -55,9 +57,14 @@ def pick(cli: str, reading: Reading, choice: str) -> int:
         return index
     wanted = YES if choice == "yes" else NO
     for index, (_, label) in enumerate(options):
-        if wanted.match(label):
+        if wanted.match(label) and not (choice == "yes" and ALWAYS.search(label)):
             return index
     listed = " / ".join(f"{k}. {label}" for k, label in options)
+    if choice == "yes" and any(YES.match(label) for _, label in options):
+        raise CannotAnswer(
+            f"{cli}: its only yes grants more than this once ({listed}); y never picks "
+            "that: press its number, or attach to answer it"
+        )
     raise CannotAnswer(
         f"{cli}: this dialog has no plain {choice} ({listed}); press an "
         "option's number, or attach to answer it"

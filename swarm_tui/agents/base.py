@@ -132,14 +132,6 @@ class Adapter:
         """The state a structured signal (`swarm hook <cli>` with the CLI's JSON) means."""
         return None
 
-    def answer_keys(self, reading: Reading, choice: str) -> list[str]:
-        """The keys (tmux key names, sent one at a time) that answer the dialog `reading`
-        shows with `choice`: "yes", "no" or an option's number. Raises CannotAnswer (one
-        line: why) when it cannot be mapped; then nothing may be typed."""
-        from swarm_tui.agents.answers import pick  # answers builds on this module
-
-        return self.option_keys(reading, pick(self.name, reading, choice))
-
     def with_colours(self, screen: list[str], reading: Reading) -> Reading:
         """`reading` (of this screen's plain text) completed from the captured `screen`,
         escape sequences and all: what only colours show (the selected option of a dialog

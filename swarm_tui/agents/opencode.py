@@ -40,7 +40,9 @@ ALWAYS = "Always allow"  # the second question after "Allow always"
 DIALOGS: dict[str, tuple[re.Pattern[str], tuple[Option, ...]]] = {
     "Permission required": (re.compile(r"Allow once\s+Allow always\s+Reject"),
                             (("1", "Allow once"), ("2", "Allow always"), ("3", "Reject"))),
-    ALWAYS: (re.compile(r"\bConfirm\s+Cancel\b"), (("1", "Confirm"), ("2", "Cancel"))),
+    # its Confirm makes the allowing permanent (until a restart): said, so `y` never picks it
+    ALWAYS: (re.compile(r"\bConfirm\s+Cancel\b"),
+             (("1", "Confirm: allow always"), ("2", "Cancel"))),
 }
 HINT = "select"  # the options' row ends with `⇆ select  enter confirm`
 SGR = re.compile(r"\x1b\[([0-9;:]*)m")
@@ -113,7 +115,7 @@ class OpencodeAdapter(Adapter):
         background of its own, the others on the row's (that of the `⇆ select` hint)."""
         if not reading.options:
             return reading
-        labels = [label for _, label in reading.options]
+        labels = [label.split(":", 1)[0] for _, label in reading.options]  # as on screen
         for line in screen:
             backgrounds = _backgrounds(line, [*labels, HINT])
             if backgrounds is None:

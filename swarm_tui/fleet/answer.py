@@ -3,13 +3,17 @@
 A human saw a dialog in a tile and pressed `y`, `n` or an option's number; by the time the
 request gets here the dialog may have gone (answered in an attached terminal, cancelled) or
 been replaced by another one. So the screen is read again first and the answer goes only
-into the dialog the human saw: the same question, on screen now. Keys go one at a time
-down the control channel, and before each key after the first the screen is read again, so
-an Enter never follows an arrow into an input box. If a key still landed in an input box
-(the dialog closed in the instant before it arrived), it is taken out again. Then the
-answer waits, on a deadline, for the dialog to go, and says what happened.
+into the dialog the human saw: the same question and options, on screen now. Keys go one at
+a time down the control channel, and the screen is read again before each key after the
+first and before every Enter: an Enter goes only into the same dialog, with its selection
+mark (if it has one) on the wanted option. What no check closes is the instant between that
+reading and the key's arrival: a dialog that closes then can take an Enter into the input
+box. A key that landed in an input box that way is taken out again (an Enter cannot be).
+Then the answer waits, on a deadline, for the dialog to go, and says what happened. The
+whole answer has a deadline (ANSWER_DEADLINE): a hung link never holds the agent's lock.
 
-Only a human answers: an agent may not answer another agent's prompt (or its own).
+Only a human answers: an agent may not answer another agent's prompt (or its own), and a
+request whose sender cannot be told is refused (swarm_tui/fleet/identity.py).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from swarm_tui.agents.answers import pick
@@ -29,6 +34,8 @@ if TYPE_CHECKING:
     from swarm_tui.fleet.engine import Fleet
 
 ANSWER_WAIT = 5.0  # seconds for the dialog to go once its answer is typed
+ANSWER_DEADLINE = 10.0  # seconds for the whole answer, the lock's wait included
+CURSOR_WAIT = 1.0  # seconds for a selection mark to show where the arrows moved it
 POLL = 0.05  # seconds between two readings of the screen while waiting
 STRAY_WAIT = 0.3  # seconds a key that missed its dialog takes to show in an input box
 KEY = re.compile(r"^[A-Za-z0-9-]{1,12}$")  # a tmux key name or one character: no quoting
@@ -57,22 +64,44 @@ class Answers:
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def answer(
-        self, name: str, choice: str, question: str | None, sender: str = HUMAN
+        self,
+        name: str,
+        choice: str,
+        question: str | None,
+        sender: str = HUMAN,
+        options: Sequence[Sequence[str]] | None = None,
     ) -> dict[str, Any]:
-        """Answer `name`'s dialog with `choice` ("yes", "no", "1".."9"). `question` is the
-        question the human saw (None: whatever it asks now). Returns what was picked and the
-        agent's state after; raises NotAnswered / CannotAnswer with one line otherwise."""
+        """Answer `name`'s dialog with `choice` ("yes", "no", "1".."9"). `question` and
+        `options` are what the human saw (None: whatever it asks now). Returns what was
+        picked and the agent's state after; raises NotAnswered / CannotAnswer with one line
+        otherwise."""
         if sender != HUMAN:
             raise NotAnswered(
                 f"{sender} may not answer {name}'s prompt: only a human "
-                "answers prompts (from a view, or `swarm` in a shell); nothing "
+                "answers prompts (from a view, or `swarm answer` in a shell); nothing "
                 "was typed"
             )
         (agent,) = self.fleet.resolve([name])
-        async with self._locks.setdefault(agent.name, asyncio.Lock()):
-            return await self._answer(agent, choice, question)
+        sent: list[str] = []  # the keys sent so far, for the deadline's message
+        try:
+            async with asyncio.timeout(ANSWER_DEADLINE):
+                async with self._locks.setdefault(agent.name, asyncio.Lock()):
+                    return await self._answer(agent, choice, question, options, sent)
+        except TimeoutError:
+            what = f"after {' '.join(sent)} was typed" if sent else "nothing was typed"
+            raise NotAnswered(
+                f"{agent.name} ({agent.spec.cli}): no answer within {ANSWER_DEADLINE:.0f} s "
+                f"(its host's link is slow or hung); {what}; attach to look"
+            ) from None
 
-    async def _answer(self, agent: Agent, choice: str, question: str | None) -> dict[str, Any]:
+    async def _answer(
+        self,
+        agent: Agent,
+        choice: str,
+        question: str | None,
+        options: Sequence[Sequence[str]] | None,
+        sent: list[str],
+    ) -> dict[str, Any]:
         name = f"{agent.name} ({agent.spec.cli})"
         if not self.fleet.reachable(agent):
             raise NotAnswered(f"{name}: its host's link is down; nothing was typed")
@@ -87,6 +116,12 @@ class Answers:
                 f"{name}'s dialog changed: it now asks {before.question!r}; "
                 "nothing was typed (look at it again)"
             )
+        if options is not None and tuple(tuple(o) for o in options) != before.options:
+            listed = " / ".join(f"{k}. {label}" for k, label in before.options) or "none read"
+            raise NotAnswered(
+                f"{name}'s dialog changed: its options are now {listed}; nothing was "
+                "typed (look at it again)"
+            )
         index = pick(agent.spec.cli, before, choice)
         keys = agent.adapter.option_keys(before, index)
         if not keys or not all(KEY.match(k) for k in keys):
@@ -94,16 +129,29 @@ class Answers:
         control = self.fleet.control_for(agent)
         typed = ""
         for n, key in enumerate(keys):
-            if n:
-                await asyncio.sleep(agent.adapter.answer_gap)
+            if n or key == "Enter":  # never an Enter but into the dialog seen just now
+                if n:
+                    await asyncio.sleep(agent.adapter.answer_gap)
                 now = await self._read(agent)
+                if key == "Enter" and before.cursor is not None:
+                    now = await self._selected(agent, before, index, now)
+                done = f"after {' '.join(keys[:n])}" if n else "nothing was typed"
                 if not same_dialog(now, before):
                     await self._take_back(agent, now, typed)
                     raise NotAnswered(
-                        f"{name}'s dialog closed while it was being answered "
-                        f"(after {' '.join(keys[:n])}); the rest was not typed"
+                        f"{name}'s dialog closed or changed while it was being answered "
+                        f"({done}); the rest was not typed"
+                    )
+                if key == "Enter" and before.cursor is not None and now.cursor != index:
+                    at = "nowhere it can read" if now.cursor is None else \
+                        f"{now.options[now.cursor][0]}. {now.options[now.cursor][1]}"
+                    raise NotAnswered(
+                        f"{name}: its selection is on {at}, not on "
+                        f"{before.options[index][0]}. {before.options[index][1]} ({done}); "
+                        "Enter was not pressed: attach to answer it"
                     )
             await control.run(f"send-keys -t {agent.pane} {key}")
+            sent.append(key)
             if len(key) == 1:
                 typed += key
         after = await self._wait_gone(agent, before)
@@ -136,6 +184,18 @@ class Answers:
         if not agent.adapter.reads_screen:
             return Reading(None)
         return agent.adapter.with_colours(agent.screen, agent.adapter.read(lines))
+
+    async def _selected(self, agent: Agent, before: Reading, index: int, now: Reading
+                        ) -> Reading:
+        """The first reading, from `now` on, with the selection mark on option `index` (a
+        CLI redraws an arrow's move in its own time), or with the dialog gone or changed;
+        the last one read at CURSOR_WAIT."""
+        deadline = time.monotonic() + CURSOR_WAIT
+        while now.cursor != index and same_dialog(now, before) \
+                and time.monotonic() < deadline:
+            await asyncio.sleep(POLL)
+            now = await self._read(agent)
+        return now
 
     async def _wait_gone(self, agent: Agent, before: Reading) -> Reading | None:
         """The first reading without the dialog `before`; None if it is still there at the

@@ -3,14 +3,13 @@
 `%output` is a doorbell: it marks the agent's pane dirty. Dirty panes are re-read with
 `capture-pane` down the same channel at a capped rate: fast for tiles on screen, slow for the
 rest (their state still shows in the sidebar). Nothing is read while nothing changes. A host
-whose link drops is reconnected with backoff and every pane resynced; the others go on.
+whose link drops is reconnected with backoff and every pane resynced; the others go on
+(fleet/links.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
-import shlex
 import time
 from collections.abc import Awaitable, Callable
 
@@ -24,6 +23,7 @@ from swarm_tui.fleet.events import FleetListener, NullListener
 from swarm_tui.fleet.identity import Senders
 from swarm_tui.fleet.injection import HUMAN, Injector
 from swarm_tui.fleet.link import HostLink, watch_gpus
+from swarm_tui.fleet.links import HostLinks, launch_line
 from swarm_tui.fleet.notify import Notifier
 from swarm_tui.fleet.reminders import Reminders
 from swarm_tui.fleet.screens import ScreenReader
@@ -32,24 +32,12 @@ from swarm_tui.fleet.stalls import StallWatch
 from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
 from swarm_tui.fleet.tasks import TaskBoard
 from swarm_tui.fleet.tracker import StateTracker
-from swarm_tui.hosts.base import Host, LaunchContext
+from swarm_tui.hosts.base import Host
 from swarm_tui.hosts.registry import make_hosts
 from swarm_tui.tmux.client import ControlClient
 from swarm_tui.tmux.commands import quote, sanitize
-from swarm_tui.tmux.protocol import Event, Exit, Output, Pause, SubscriptionChanged, WindowClose
 
 GPU_INTERVAL = 5.0  # seconds between nvidia-smi readings per host
-BACKOFF_MAX = 5.0  # seconds: reconnects try at least this often
-
-DEAD_SUB = "swarm-dead"
-
-
-def launch_line(agent: Agent, ctx: LaunchContext) -> str:
-    """The shell line that starts an agent's CLI in its window. `swarm` goes first on PATH,
-    so the agent can message the fleet from its own shell. Agents do not get $TMUX: with it,
-    `tmux send-keys` would type into another agent with no journal row and no sender."""
-    return (f"unset TMUX TMUX_PANE; PATH={shlex.quote(ctx.bin_dir)}:\"$PATH\"; export PATH; "
-            + agent.adapter.launch(agent.spec, ctx))
 
 
 class Fleet:
@@ -72,7 +60,6 @@ class Fleet:
                                   lambda text: self.listener.notice(text))
         self.ended = asyncio.Event()  # set when the fleet's tmux sessions are gone for good
         self.end_reason = ""
-        self._stopping = False
         self._resumed = False  # the journal's open messages are queued (see `send`)
         self.ready = False  # every host brought up (or retrying), the journal resumed
         self.created: list[str] = []  # agents this start created (the rest were re-attached)
@@ -81,6 +68,7 @@ class Fleet:
         self.tasks = TaskBoard(self)
         self.reminders = Reminders(self)
         self.sizer = WindowSizer(self.agents, self.links)
+        self.host_links = HostLinks(self.links, self, self.screens, self.sizer, self._spawn)
         self.notifier = Notifier(loaded.fleet, lambda: self.loaded.layout.notify,
                                  lambda line: self.listener.notice(line))
         self.stalls = StallWatch(lambda: self.agents.values(), self.store,
@@ -119,14 +107,7 @@ class Fleet:
     async def start(self) -> None:
         """Bring every host up at once; a remote host that fails keeps retrying in the
         background while the rest work. A local failure (tmux missing) raises."""
-        results = await asyncio.gather(*(self._bring_up(link) for link in self.links.values()),
-                                       return_exceptions=True)
-        for link, result in zip(self.links.values(), results, strict=True):
-            if isinstance(result, BaseException):
-                if link.name == LOCAL or not isinstance(result, SwarmError):
-                    raise result
-                self._link_state(link, False, str(result))
-                self._spawn(self._reconnect(link), f"reconnect-{link.name}")
+        await self.host_links.start()
         self._spawn(self.screens.run(), "fleet-refresh")
         self._spawn(self._supervised(self.notifier.run, "alerts"), "notify")
         self._spawn(self._supervised(self.stalls.run, "stall watch"), "stalls")
@@ -160,42 +141,9 @@ class Fleet:
                 self.listener.notice(f"{name} failed ({exc!r}); restarted")
                 await asyncio.sleep(1.0)
 
-    async def _bring_up(self, link: HostLink) -> None:
-        """Connect a host, create or re-attach its agents' windows, read every pane."""
-        host = link.host
-        await host.connect()
-        await host.ensure_session(str(self.loaded.path.parent.resolve())
-                                  if link.name == LOCAL else "")
-        control = await host.open_control(lambda event: self._on_event(link, event))
-        await control.run(f"refresh-client -B {quote(DEAD_SUB + ':%*:#{pane_dead}')}")
-        existing = await self._windows(control, host.session)
-        link.by_pane.clear()
-        link.control = control
-        for agent in self.agents.values():
-            if agent.spec.host != link.name:
-                continue
-            if agent.name in existing:
-                agent.window, agent.pane, dead = existing[agent.name]
-                agent.tracker.pane_died(dead)
-            else:
-                await self._create_window(control, host, agent)
-                agent.tracker.pane_died(False)
-                if agent.name not in self.created:
-                    self.created.append(agent.name)
-            self.screens.mark(agent)
-            link.by_pane[agent.pane] = agent
-        link.attempts = 0
-        link.set_state(True)  # connected: the first round of captures reads every pane
-        self.sizer.forget(link)  # its windows are as tmux made them
-        await self.screens.refresh(list(link.by_pane.values()))
-        self._link_state(link, True, "")
-        for agent in link.by_pane.values():
-            agent.changed.set()  # queued messages may go now
-        self.screens.wake.set()
-
     async def stop(self) -> None:
         """Stop watching; the agents keep running in tmux."""
-        self._stopping = True
+        self.host_links.stopping = True
         for task in self._tasks:
             task.cancel()
         try:  # a task that ignores cancellation must not hold the fleet open
@@ -234,35 +182,9 @@ class Fleet:
             except (SwarmError, TimeoutError):
                 pass
 
-    async def _windows(self, control: ControlClient, session: str
-                       ) -> dict[str, tuple[str, str, bool]]:
-        # '|' separates fields: tmux shows a control client a tab as '_' (seen over SSH),
-        # and no agent name, window or pane id contains '|'
-        reply = await control.run(
-            f"list-windows -t ={session} -F "
-            + quote("#{window_id}|#{pane_id}|#{pane_dead}|#{@swarm_agent}"))
-        found = {}
-        for line in reply.text().splitlines():
-            parts = line.split("|")
-            if len(parts) == 4 and parts[3]:
-                found[parts[3]] = (parts[0], parts[1], parts[2] == "1")
-        return found
-
     async def create_window(self, link: HostLink, agent: Agent) -> bool:
-        """A window for an agent added while the fleet runs (live reload); one that left the
-        layout earlier and comes back gets its old window, still running, back."""
-        assert link.control is not None
-        existing = await self._windows(link.control, link.host.session)
-        created = agent.name not in existing
-        if not created:
-            agent.window, agent.pane, dead = existing[agent.name]
-            agent.tracker.pane_died(dead)
-        else:
-            await self._create_window(link.control, link.host, agent)
-            self.created.append(agent.name)
-        link.by_pane[agent.pane] = agent
-        self.screens.mark(agent)
-        return created
+        """A window for an agent added while the fleet runs (see `HostLinks.create_window`)."""
+        return await self.host_links.create_window(link, agent)
 
     def add_agent(self, agent: Agent) -> None:
         """An agent joins the running fleet (live reload): its queue starts, resuming what
@@ -293,18 +215,6 @@ class Fleet:
             "SWARM_HOST": host.name,
             "SWARM_SOCKET": ctx.socket,
         }
-
-    async def _create_window(self, control: ControlClient, host: Host, agent: Agent) -> None:
-        spec = agent.spec
-        ctx = host.launch_context()
-        env = " ".join(f"-e {quote(f'{k}={v}')}" for k, v in self.agent_env(agent, host).items())
-        cwd = f"-c {quote(spec.cwd)}" if spec.cwd else ""
-        command = launch_line(agent, ctx)
-        reply = await control.run(
-            f"new-window -d -P -F {quote('#{window_id} #{pane_id}')} -t ={host.session}: "
-            f"-n {quote(spec.name)} {cwd} {env} {quote(command)}")
-        agent.window, agent.pane = reply.text().split()
-        await control.run(f"set-option -w -t {agent.window} @swarm_agent {quote(spec.name)}")
 
     def _resume_journal(self) -> None:
         """Queue what the journal holds undelivered, in the order it was written: a previous
@@ -348,39 +258,6 @@ class Fleet:
             self._injector.enqueue(agent, message)
 
     # ------------------------------------------------------------------ links
-    def _on_event(self, link: HostLink, event: Event) -> None:
-        if isinstance(event, Output):
-            agent = link.by_pane.get(event.pane)
-            if agent is not None:
-                agent.tracker.output(time.monotonic())
-                agent.last_output_wall = time.time()
-                self.screens.mark(agent)
-        elif isinstance(event, Pause):
-            agent = link.by_pane.get(event.pane)
-            if agent is not None:
-                agent.paused = True
-                self.screens.mark(agent)
-        elif isinstance(event, SubscriptionChanged) and event.name == DEAD_SUB:
-            agent = link.by_pane.get(event.pane)
-            if agent is not None:
-                agent.tracker.pane_died(event.value.strip() == "1")
-                self.screens.mark(agent)
-        elif isinstance(event, WindowClose):
-            for agent in list(link.by_pane.values()):
-                if agent.window == event.window:
-                    agent.tracker.pane_died(True)
-                    link.by_pane.pop(agent.pane, None)
-                    agent.pane = ""
-                    self.screens.wake.set()
-        elif isinstance(event, Exit) and link.connected and link.control is not None \
-                and link.control.closed.is_set():
-            reason = event.reason or "tmux control client exited"
-            if self._stopping:
-                link.set_state(False, reason)
-            else:
-                self._link_state(link, False, reason)
-                self._spawn(self._reconnect(link), f"reconnect-{link.name}")
-
     def _lost_reason(self) -> str:
         caught = self.store.settle_sending("tmux died while it was being typed")
         for message in caught:
@@ -393,26 +270,11 @@ class Fleet:
                 f"not typed{uncertain} (`swarm messages` lists them); `swarm up` starts it "
                 "anew")
 
-    async def _reconnect(self, link: HostLink) -> None:
-        """Bring a dropped host back with jittered backoff, then resync every pane. A local
-        server whose session is gone means the fleet was stopped: end it."""
-        delay = 0.2
-        while not self._stopping:
-            link.attempts += 1
-            try:
-                if link.name == LOCAL and not await link.host.session_exists():
-                    self._end(self._lost_reason())
-                    return
-                await self._bring_up(link)
-                return
-            except (SwarmError, OSError) as exc:
-                detail = str(exc)
-                if detail != link.detail:
-                    self._link_state(link, False, detail)
-            await asyncio.sleep(delay * random.uniform(0.8, 1.2))
-            delay = min(delay * 2, BACKOFF_MAX)
+    def tmux_lost(self) -> None:
+        """The local tmux server's session is gone: the fleet was stopped; end it."""
+        self._end(self._lost_reason())
 
-    def _link_state(self, link: HostLink, up: bool, detail: str) -> None:
+    def link_state(self, link: HostLink, up: bool, detail: str) -> None:
         """A host's link went down or came back: its agents are unreachable meanwhile (what
         they do is unknown: never shown as idle, never typed into)."""
         link.set_state(up, detail)
@@ -594,18 +456,25 @@ class Fleet:
         self.screens.wake.set()  # a delivery changes what the state should be: re-evaluate
 
     async def sender_for(self, token: str | None, pid: int | None,
-                         node: tuple[str, str] | None = None) -> str:
+                         node: tuple[str, str] | None = None, proven: bool = False) -> str:
         """Who sent a request (see `Senders.sender_for`)."""
-        return await self.senders.sender_for(token, pid, node)
+        return await self.senders.sender_for(token, pid, node, proven)
 
-    async def _local_panes(self) -> dict[str, str]:
-        """pane pid -> agent name, for the local tmux server ({} while it is unreachable)."""
+    async def _local_panes(self) -> dict[str, str] | None:
+        """pane pid -> agent name, for the local tmux server ({} with no agent on this
+        machine); None while they cannot be listed (its link is down, or tmux refused)."""
         link = self.links.get(LOCAL)
-        if link is None or not link.connected or link.control is None:
+        if link is None:
             return {}
-        reply = await link.control.run(
-            f"list-panes -s -t ={link.host.session} -F "
-            + quote("#{pane_pid}|#{@swarm_agent}"))
+        if not link.connected or link.control is None:
+            return None
+        try:
+            async with asyncio.timeout(5):  # a link that never answers tells nobody's pane
+                reply = await link.control.run(
+                    f"list-panes -s -t ={link.host.session} -F "
+                    + quote("#{pane_pid}|#{@swarm_agent}"))
+        except (SwarmError, OSError, TimeoutError):
+            return None
         return dict(line.split("|", 1) for line in reply.text().splitlines() if "|" in line)
 
     def states(self) -> dict[str, AgentState]:

@@ -7,8 +7,9 @@ only to say what is wrong with it, and the matching runs here, in a process of i
 the engine kills at a deadline (swarm_tui/fleet/history.py).
 
 The wire, one JSON object per line: first `{"pattern", "ignore_case", "context", "limit",
-"max_bytes"}`, then one `{"agent", "lines"}` per agent (plain text, oldest line first) as
-the engine reads them; when stdin ends, one line back: `{"hits": [{"agent", "lines":
+"max_bytes"}`, then one `{"agent", "lines"}` per agent as the engine reads them (plain text,
+oldest first: the pane's rows as the window showed them, text that wrapped across rows not
+joined, see history.py); when stdin ends, one line back: `{"hits": [{"agent", "lines":
 [[number, text, is_match], ...]}, ...], "matches": N, "truncated": bool}`. Stdlib only.
 """
 
@@ -70,7 +71,9 @@ def main() -> int:
         runs, found = search([str(x) for x in item["lines"]], rx, context, limit - matches)
         matches += found
         for run in runs:
-            size += sum(len(text) + 16 for _, text, _ in run)
+            # as sent: JSON escapes a non-ASCII character to 6 bytes (12 outside the BMP),
+            # and each line is an object of its own (`{"line": …, "match": …}`)
+            size += sum(len(json.dumps(text)) + 48 for _, text, _ in run)
             if size > max_bytes:
                 truncated = True
                 break

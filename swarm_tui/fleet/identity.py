@@ -62,32 +62,46 @@ class Senders:
     node relay's finding) beats a token, and a token beats nothing."""
 
     def __init__(self, agents: Mapping[str, _Agent], agent_for_token: Callable[[str], str | None],
-                 local_panes: Callable[[], Awaitable[dict[str, str]]]):
+                 local_panes: Callable[[], Awaitable[dict[str, str] | None]]):
         self.agents = agents
         self.agent_for_token = agent_for_token
-        self.local_panes = local_panes  # pane pid -> agent name on this machine
+        # pane pid -> agent name on this machine; None while they cannot be listed (the
+        # local tmux server's link is down)
+        self.local_panes = local_panes
 
     async def sender_for(self, token: str | None, pid: int | None,
-                         node: tuple[str, str] | None = None) -> str:
+                         node: tuple[str, str] | None = None, proven: bool = False) -> str:
         """The agent whose pane the local process `pid` descends from (whatever its
         environment says); else its token's agent; else the human. From a node (`node` =
         host, the agent its relay found by the node's kernel): that agent; else its token's
-        agent on that node; never the human."""
+        agent on that node; never the human. `proven`: a local sender must be told by the
+        kernel and the panes (the human is never assumed for want of them): refused when
+        the local panes cannot be listed or the peer's pid is unknown."""
         if node is not None:
-            host, proven = node
-            agent = self.agents.get(proven)
+            host, found = node
+            agent = self.agents.get(found)
             if agent is None and token:
                 agent = self.agents.get(self.sender_for_token(token))
             if agent is None or agent.host != host:
                 raise SwarmError(f"a request from node {host} comes from an agent's pane there "
                                  "(or carries the SWARM_TOKEN of an agent on that node)")
             return agent.name
-        if pid is not None:
-            panes = await self.local_panes()
-            for ancestor in ancestors(pid):
-                name = panes.get(str(ancestor))
-                if name and name in self.agents:
-                    return name
+        if pid is None:
+            if proven:
+                raise SwarmError("who sent this cannot be told (the kernel did not name the "
+                                 "process): nothing was done")
+            return self.sender_for_token(token)
+        panes = await self.local_panes()
+        if panes is None:
+            if proven:
+                raise SwarmError("who sent this cannot be told: the local tmux server's panes "
+                                 "cannot be listed (its link is down); nothing was done, try "
+                                 "again when it is back")
+            panes = {}
+        for ancestor in ancestors(pid):
+            name = panes.get(str(ancestor))
+            if name and name in self.agents:
+                return name
         return self.sender_for_token(token)
 
     def sender_for_token(self, token: str | None) -> str:

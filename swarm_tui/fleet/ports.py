@@ -1,6 +1,6 @@
 """What the engine's subsystems need of it, and no more: the task board, the reminders, fresh
-starts, saves, live reload and the watchers take these narrow interfaces (the engine satisfies
-them), so none of them imports the engine."""
+starts, saves, live reload, the watchers and the links to the hosts take these narrow
+interfaces (the engine satisfies them), so none of them imports the engine."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import FleetListener
 from swarm_tui.fleet.link import HostLink
 from swarm_tui.fleet.store import Message, Store, Task
+from swarm_tui.hosts.base import Host
 
 
 class Roster(Protocol):
@@ -133,3 +134,21 @@ class Reloadable(Protocol):
 
 class Clocked(Protocol):
     clock: Callable[[], float]
+
+
+class LinkOwner(Protocol):
+    """What the links to the hosts (fleet/links.py) use: the agents, which of them this
+    start created, the layout (the local windows' directory) and each window's environment;
+    and where a link's change of state, or the loss of the fleet's tmux server, is said."""
+
+    agents: dict[str, Agent]
+    created: list[str]
+
+    @property
+    def loaded(self) -> LoadedLayout: ...
+
+    def agent_env(self, agent: Agent, host: Host) -> dict[str, str]: ...
+
+    def link_state(self, link: HostLink, up: bool, detail: str) -> None: ...
+
+    def tmux_lost(self) -> None: ...

@@ -25,7 +25,7 @@ from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.answer import Answers
 from swarm_tui.fleet.engine import Fleet
-from swarm_tui.fleet.history import answer as history_answer
+from swarm_tui.fleet.history import Readers
 from swarm_tui.fleet.identity import peer_pid
 from swarm_tui.fleet.readonly import messages_reply, reminders_list, skills_reply, tasks_reply
 from swarm_tui.fleet.store import OPEN, NewTask
@@ -131,6 +131,7 @@ class FleetServer:
         self.limit = max_connections()
         self.watchers = Watchers(fleet)
         self.answers = Answers(fleet)  # permission dialogs answered for a human
+        self.readers = Readers()  # history and grep: a few at once
         self.stop_requested = asyncio.Event()  # `swarm stop`: the engine goes, agents stay
         self._handlers: set[asyncio.Task[object]] = set()  # connections being served
         self._ended: asyncio.Task[None] | None = None
@@ -280,7 +281,8 @@ class FleetServer:
             raise SwarmError("the request reached swarm after its sender stopped waiting: "
                              "nothing was done")
         fleet = self.fleet
-        sender = await fleet.sender_for(req.token, peer, node)
+        # an answer is typed for a human only: one whose sender cannot be told is refused
+        sender = await fleet.sender_for(req.token, peer, node, proven=isinstance(req, Answer))
         if isinstance(req, Ping):
             return {"ok": True, "fleet": fleet.name, "pid": os.getpid(), "you": sender,
                     "ready": fleet.ready, "started": fleet.started_at,
@@ -370,12 +372,14 @@ class FleetServer:
             path = save_folder(fleet) / f"{req.name}.toml"
             return {"ok": True, "path": str(path), "exists": path.exists()}
         if isinstance(req, Answer):
-            return await self.answers.answer(req.agent, req.choice, req.question, sender)
+            return await self.answers.answer(req.agent, req.choice, req.question, sender,
+                                             req.options)
         if isinstance(req, AttachArgv):
             (agent,) = fleet.resolve([req.agent])
             return {"ok": True, "argv": fleet.attach_argv(agent.name)}
-        if isinstance(req, History | Grep):  # read-only, for anyone: see fleet/history.py
-            return await history_answer(fleet, req)
+        if isinstance(req, History | Grep):  # who may read what: see fleet/history.py
+            return await self.readers.answer(
+                fleet, req, lambda agent: agent.name == sender or self._talks(sender, agent))
         assert isinstance(req, Messages)
         return messages_reply(fleet.store, req.limit)
 

@@ -1,6 +1,7 @@
-"""Stalls: an agent with an open task that has sat idle for `[notify] stall_after`, or worked
-that long with no new output, is marked stalled (views show it and ring) and alerted once;
-again only after it moved (new output, a new state) and stalled again.
+"""Stalls: an agent with a task to work on (pending, in progress, or sent back by its judge)
+that has sat idle for `[notify] stall_after`, or worked that long with no new output, is
+marked stalled (views show it and ring) and alerted once; again only after it moved (new
+output, a new state) and stalled again. A worker waiting for its judge is not stalled.
 
 The stall reminder (`idle = "10m"`) wakes the agent itself; this tells the human."""
 
@@ -14,9 +15,12 @@ from typing import Protocol
 from swarm_tui.config.notify import Kind, NotifySpec, stall_reason, stall_text
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import FleetListener
-from swarm_tui.fleet.store import OPEN_TASK, Task
+from swarm_tui.fleet.store import Task, TaskStatus
 
 TICK = 5.0  # seconds between looks
+# the tasks whose agent should be at work: not one it claimed done, waiting for its judge
+# (a slow judge is not the worker's stall)
+WORKER_TASK = frozenset({TaskStatus.PENDING, TaskStatus.IN_PROGRESS, TaskStatus.INCOMPLETE})
 
 
 class Tasks(Protocol):
@@ -44,7 +48,7 @@ class StallWatch:
         now = self._clock()
         open_tasks: dict[str, str] = {}
         for task in self._store.tasks():
-            if task.status in OPEN_TASK and task.agent not in open_tasks:
+            if task.status in WORKER_TASK and task.agent not in open_tasks:
                 open_tasks[task.agent] = task.spec
         stalled = []
         for agent in self._agents():

@@ -322,11 +322,20 @@ class FleetClient:
             line = await asyncio.wait_for(reader.readline(), timeout + 5)
         except (OSError, TimeoutError) as exc:
             raise Unreachable(f"the swarm engine did not answer ({exc})") from None
+        except ValueError:  # the stream's limit: readline gives up on a longer line
+            raise Unreachable(f"the swarm engine's answer to {payload.get('op')!r} is over "
+                              f"{LINE_LIMIT / 2**20:g} MB, more than this view takes; it was "
+                              "dropped") from None
         finally:
             writer.close()
         if not line:
             raise Unreachable("the swarm engine hung up before answering")
-        reply: dict[str, Any] = json.loads(line)
+        try:
+            reply: dict[str, Any] = json.loads(line)
+        except ValueError as exc:
+            raise Unreachable(f"the swarm engine's answer is not JSON ({exc})") from None
+        if not isinstance(reply, dict):
+            raise Unreachable("the swarm engine's answer is not a JSON object")
         if not reply.get("ok"):
             raise Refused(str(reply.get("error", "refused")))
         return reply
@@ -377,14 +386,17 @@ class FleetClient:
         found = [SkillView.model_validate(s) for s in reply["skills"]]
         return {s.name: s for s in found}
 
-    async def answer(self, name: str, choice: str, question: str | None = None
-                     ) -> dict[str, Any]:
+    async def answer(self, name: str, choice: str, question: str | None = None,
+                     options: Iterable[tuple[str, str]] | None = None) -> dict[str, Any]:
         """Answer the agent's permission dialog: "yes", "no" or an option's number. With
-        `question` (what the human saw), a dialog that now asks something else is left
-        alone. The reply says which option was picked and the agent's state after."""
+        `question` and `options` (the dialog the human saw), a dialog that now asks
+        something else, or offers other options, is left alone. The reply says which
+        option was picked and the agent's state after."""
         payload: dict[str, Any] = {"op": "answer", "agent": name, "choice": choice}
         if question is not None:
             payload["question"] = question
+        if options is not None:
+            payload["options"] = [list(o) for o in options]
         return await self.request(payload)
 
     async def attach_argv(self, name: str) -> list[str]:

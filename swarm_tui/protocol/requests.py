@@ -152,13 +152,14 @@ class Grep(_Req):
 
 class Answer(_Req):
     """Answer an agent's permission dialog, as a human: "yes", "no" or an option's number.
-    `question` is the question the human saw: a dialog that asks something else now is
-    not answered (None: whatever it asks)."""
+    `question` and `options` are the dialog the human saw: one that asks something else
+    now, or offers other options, is not answered (None: whatever it asks)."""
 
     op: Literal["answer"]
     agent: str
     choice: str = Field(pattern=r"^(?:yes|no|[1-9])$")
     question: str | None = None
+    options: list[tuple[str, str]] | None = Field(None, max_length=99)
 
 
 AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Stop | Hook | Fresh | AddTask | Done

@@ -7,14 +7,16 @@ from __future__ import annotations
 import os
 import subprocess
 from functools import partial
+from typing import Any
 
 from textual import events
 from textual.app import SuspendNotSupported
 
 from swarm_tui.protocol.client import FleetView
-from swarm_tui.ui.asking import asking
+from swarm_tui.ui.asking import answered_line, asking, shown_options
 from swarm_tui.ui.confirm import ConfirmScreen
 from swarm_tui.ui.history import WHEEL_LINES, HistoryScreen
+from swarm_tui.ui.judge import JudgePane
 from swarm_tui.ui.link import EngineLink
 from swarm_tui.ui.prompt import FocusScreen
 from swarm_tui.ui.task_editor import TaskScreen
@@ -29,6 +31,23 @@ class AgentActions(EngineLink):
     order: list[str]
     filter: str
     zoomed: bool
+    _judge: JudgePane
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._answering: set[str] = set()  # agents an answer is on its way to
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """y, n and 1-9 answer only a dialog in sight: not while the judge pane lies over
+        the grid (the screens over the view, history and help, are modal: the app's keys
+        do not reach it under them)."""
+        if action == "answer" and self._judge_over_grid():
+            return False
+        return super().check_action(action, parameters)
+
+    def _judge_over_grid(self) -> bool:
+        judge = getattr(self, "_judge", None)  # (asked before mount too, by the footer)
+        return judge is not None and judge.display and not judge.docked
 
     def current_name(self) -> str | None:
         raise NotImplementedError
@@ -89,13 +108,25 @@ class AgentActions(EngineLink):
             self.notify(f"{name} is {agent.state}: no dialog to answer (y, n and 1-9 answer "
                         "an agent that needs permission)", timeout=4)
             return
-        self._ask(lambda: self.client.answer(name, choice, agent.question),
-                  partial(self._answered, name), what=f"{name} not answered",
+        if name in self._answering:  # one answer at a time: the next key is for what follows
+            self.notify(f"{name}: an answer is on its way; wait for it", timeout=3)
+            return
+        self._answering.add(name)
+        question, options = agent.question, list(agent.options)
+        seen = shown_options(agent, self.view.screens.get(name, []))  # as the tile shows them
+
+        async def answer() -> dict[str, Any]:
+            try:
+                return await self.client.answer(name, choice, question, options)
+            finally:
+                self._answering.discard(name)
+
+        self._ask(answer, partial(self._answered, name, seen), what=f"{name} not answered",
                   severity="warning")
 
-    def _answered(self, name: str, reply: dict[str, object]) -> None:
-        asks = f"; it asks again: {reply['asks']}" if reply.get("asks") else ""
-        self.notify(f"{name}: answered {reply.get('option', '')}{asks}", timeout=5)
+    def _answered(self, name: str, seen: list[tuple[str, str]],
+                  reply: dict[str, object]) -> None:
+        self.notify(answered_line(name, reply, seen), timeout=5)
 
     def action_fresh(self) -> None:
         name = self.current_name()
@@ -149,7 +180,8 @@ class AgentActions(EngineLink):
     def action_filter(self) -> None:
         self.push_screen(FocusScreen("", self.filter, title="Show agents whose name, role, "
                                      "state, host or focus has every word (empty: all)",
-                                     placeholder="e.g. idle node03"), self._filtered)
+                                     placeholder="e.g. idle node03", verb="filter"),
+                         self._filtered)
 
     def _filtered(self, text: str | None) -> None:
         if text is not None:
@@ -158,7 +190,7 @@ class AgentActions(EngineLink):
 
     def action_go(self) -> None:
         self.push_screen(FocusScreen("", "", title="Go to agent", placeholder="its name, or "
-                                     "the start of it"), self._go)
+                                     "the start of it", verb="go"), self._go)
 
     def _go(self, text: str | None) -> None:
         want = (text or "").strip().casefold()

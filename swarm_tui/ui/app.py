@@ -13,11 +13,9 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult, SystemCommand
-from textual.css.scalar import Unit
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widget import Widget
-from textual.widgets import Footer, Label
+from textual.widgets import Label
 
 from swarm_tui.protocol.client import FleetClient, FleetView, Refused, Unreachable
 from swarm_tui.protocol.models import MessageView, SkillView
@@ -25,26 +23,20 @@ from swarm_tui.ui.actions import AgentActions
 from swarm_tui.ui.alerts import Alerts
 from swarm_tui.ui.asking import asking
 from swarm_tui.ui.bridge import LayoutNote, UiBridge
+from swarm_tui.ui.command import swarm_command
+from swarm_tui.ui.footer import FleetFooter
+from swarm_tui.ui.grid import MAX_PER_PAGE, cells, grid_shape, min_tile_width, sidebar_width
 from swarm_tui.ui.help import HelpScreen, fleet_help
 from swarm_tui.ui.judge import JudgePane
-from swarm_tui.ui.keys import FLEET_KEYS, palette_commands
+from swarm_tui.ui.keys import FLEET_KEYS, FOOTER_KEYS, palette_commands
 from swarm_tui.ui.messages import MessagesScreen
 from swarm_tui.ui.notes import agent_notes
 from swarm_tui.ui.prompt import FocusScreen, PromptScreen, Target, skill_request
 from swarm_tui.ui.reminders import RemindersScreen
 from swarm_tui.ui.sidebar import Sidebar
 from swarm_tui.ui.status import matches, status_line
-from swarm_tui.ui.tiles import MIN_TILE_H, MIN_TILE_W, AgentTile, Backdrop, BackdropRow, TileGrid
+from swarm_tui.ui.tiles import AgentTile, Backdrop, BackdropRow, TileGrid
 
-
-def cells(widget: Widget) -> int:
-    """A widget's width when the stylesheet gives it in cells (else 0)."""
-    width = widget.styles.width
-    return int(width.value) if width is not None and width.unit is Unit.CELLS else 0
-
-
-MAX_PER_PAGE = 25
-SIDEBAR_WIDE, SIDEBAR_MID, SIDEBAR_NARROW = 38, 30, 24  # cells, by terminal width
 FRAME = 1 / 30  # seconds between batched redraws
 
 
@@ -97,7 +89,7 @@ class SwarmApp(AgentActions):
             yield JudgePane(self.view, id="judge-pane")
         yield Label("", id="layout-note")
         yield Label("", id="engine-note")
-        yield Footer()
+        yield FleetFooter(FOOTER_KEYS)
 
     def on_mount(self) -> None:
         # keep references: while a modal screen is up, app.query() searches that screen
@@ -142,9 +134,8 @@ class SwarmApp(AgentActions):
 
     def _place_sidebar(self) -> None:
         """The sidebar narrows with the terminal (tiles keep their room) and hides with b."""
-        width = self.size.width
         self._sidebar.display = self._sidebar_choice
-        want = SIDEBAR_WIDE if width >= 120 else SIDEBAR_MID if width >= 100 else SIDEBAR_NARROW
+        want = sidebar_width(self.size.width)
         if cells(self._sidebar) != want:
             self._sidebar.styles.width = want
 
@@ -162,17 +153,9 @@ class SwarmApp(AgentActions):
         width, height = grid.size.width, grid.size.height
         if not width or not height:
             return
-        cols = max(1, min(5, width // MIN_TILE_W))
-        rows = max(1, min(5, height // MIN_TILE_H))
-        while cols * rows > MAX_PER_PAGE:
-            rows -= 1
-        n = len(self.order)
-        # no empty rows on a fleet smaller than a page
-        while rows > 1 and cols * (rows - 1) >= n:
-            rows -= 1
-        while cols > 1 and (cols - 1) * rows >= n:
-            cols -= 1
-        self.cols, self.rows = cols, rows
+        agents = self.view.agents
+        narrowest = min_tile_width(agents[n].cli for n in self.order if n in agents)
+        self.cols, self.rows = grid_shape(width, height, len(self.order), narrowest)
         self._laid_out = True
         # the page follows the selection: a resize never leaves it on a page past the end
         self.page = 0 if self.zoomed else self.selected // self.per_page
@@ -311,9 +294,12 @@ class SwarmApp(AgentActions):
                                   else host.since)
                 tile.set_class(name == current, "-selected")
                 tile.set_class(name in self.marked, "-marked")
-        status = status_line(self.view, self.page, self.pages, len(self.marked), self.zoomed,
+        where = f"agent {self.selected + 1}/{len(self.order)}" if self.zoomed \
+            else f"page {self.page + 1}/{self.pages}"
+        status = status_line(self.view, where, len(self.marked), self.zoomed,
                              self._sidebar.colours(),
-                             (self.filter, len(self.order)) if self.filter else None)
+                             (self.filter, len(self.order)) if self.filter else None,
+                             self._status.size.width or self._grid.size.width)
         if status.plain != self._status_drawn:
             self._status_drawn = status.plain
             self._status.update(status, layout=False)  # one row, always: no new layout
@@ -496,8 +482,10 @@ class SwarmApp(AgentActions):
         self.action_help()
 
     def action_quit_ui(self) -> None:
-        self.exit(f"the engine of fleet {self.view.fleet!r} keeps running its agents: "
-                  "`swarm ui` re-attaches, `swarm down` stops them")
+        view = self.view
+        self.exit(f"the engine of fleet {view.fleet!r} keeps running its agents: "
+                  f"`{swarm_command('ui', view.fleet)}` re-attaches, "
+                  f"`{swarm_command('down', str(view.layout_path))}` stops them")
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

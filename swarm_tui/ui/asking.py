@@ -9,7 +9,11 @@ the tile draws it like the agent's own screen. `y` picks the dialog's first yes-
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+from rich.text import Text
+
 from swarm_tui.protocol.models import AgentView
+from swarm_tui.ui.fit import ELLIPSIS
 
 ASKING = "needs-permission"
 LABEL_MAX = 24  # characters of one option's label in the banner
@@ -63,3 +67,40 @@ def banner(agent: AgentView | None, colour: str) -> list[str]:
 def sidebar_note(agent: AgentView) -> str:
     """The sidebar's line under an asking agent: the keys that answer, what it asks."""
     return f"[{keys_of(agent)}] asks: {agent.question or 'a choice'}"
+
+
+def _cut_at_edge(label: str, screen: list[str]) -> bool:
+    """Whether `label` ends a line that runs to the right edge of the agent's window (as
+    wide as its widest lines, a rule or a box's border): the window cut it off there."""
+    plain = [Text.from_ansi(line).plain.rstrip() for line in screen]
+    lines = [(text, cell_len(text)) for text in plain]
+    edge = max((w for _, w in lines), default=0)
+    at_edge = [text for text, w in lines if w == edge]
+    return edge > 0 and len(at_edge) > 1 and any(t.endswith(label) for t in at_edge)
+
+
+def shown_options(agent: AgentView, screen: list[str]) -> list[tuple[str, str]]:
+    """The agent's options as its screen shows them; a label the window cut off loses its
+    last (likely partial) word and ends with `…` (`screen`: the agent's captured lines)."""
+    return [(key, _word_cut(label) if label and _cut_at_edge(label, screen) else label)
+            for key, label in agent.options]
+
+
+def _word_cut(label: str) -> str:
+    kept = label.rsplit(" ", 1)[0] if " " in label else label
+    return kept.rstrip(" ,;:.") + ELLIPSIS
+
+
+def answered_line(name: str, reply: dict[str, object], seen: list[tuple[str, str]]) -> str:
+    """What the view says once an answer went in: the option as the engine names it
+    (`2. No`), or as the human saw it when that says more (`seen`: the options shown when
+    the key was pressed, a cut one ending with `…`), and what the agent asks next."""
+    option = str(reply.get("option", ""))
+    key, dot, label = option.partition(". ")
+    for seen_key, seen_label in seen:
+        core = seen_label.removesuffix(ELLIPSIS)
+        same = seen_key == key and (core.startswith(label) or label.startswith(core))
+        if dot and same and (core != seen_label or len(core) > len(label)):
+            option = f"{key}. {seen_label}"
+    asks = f"; it asks again: {reply['asks']}" if reply.get("asks") else ""
+    return f"{name}: answered {option}{asks}"

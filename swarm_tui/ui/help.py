@@ -24,6 +24,10 @@ from swarm_tui.ui.task_editor import TaskScreen
 from swarm_tui.ui.tiles import STATE_COLORS, STATE_MARKS, state_styles
 
 Section = tuple[str, Iterable[BindingType]]
+# the history's sideways scroll: its scroll view's own keys (Textual's), said here
+SIDEWAYS = Binding("left,right", "scroll_left", "Scroll sideways",
+                   tooltip="lines wider than the screen (ctrl+pgup / ctrl+pgdn: a screen "
+                           "at a time)")
 
 STATE_MEANINGS = {
     "starting": "its CLI is starting up",
@@ -46,8 +50,9 @@ def legend(styles: dict[str, str]) -> Table:
         style = styles.get(state, "")
         table.add_row(Text(STATE_MARKS[state], style=style), Text(state, style=style),
                       STATE_MEANINGS.get(state, ""))
-    table.add_row("", "", "a tile's border has its state's colour: double when selected, "
-                  "dashed when its node's link is down; ✓ marks a marked agent")
+    table.add_row("", "", "a tile's border has its state's colour: heavy (┏━┓) when it needs "
+                  "you, double (╔═╗) when selected, dashed when its node's link is down; ✓ "
+                  "marks a marked agent")
     return table
 
 
@@ -104,7 +109,8 @@ def fleet_help(fleet_keys: list[BindingType]) -> list[Section]:
         (opened_by("the one-line editor", "focus_label", "save"), FocusScreen.BINDINGS),
         (opened_by("the task editor", "task"), TaskScreen.BINDINGS),
         (opened_by("the reminders panel", "reminders"), RemindersScreen.BINDINGS),
-        (opened_by("the messages log", "messages"), MessagesScreen.BINDINGS),
+        (opened_by("the messages log", "messages"),
+         [*MessagesScreen.BINDINGS, MessagesScreen.OPEN]),
         (opened_by("zoomed: the agent's history", "page_up") + ", or the wheel; drag the "
-         "mouse to select", [*HistoryLog.BINDINGS, *HistoryScreen.BINDINGS]),
+         "mouse to select", [*HistoryLog.BINDINGS, SIDEWAYS, *HistoryScreen.BINDINGS]),
     ]

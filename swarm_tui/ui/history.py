@@ -250,9 +250,10 @@ class HistoryScreen(ModalScreen[None]):
         try:
             view = await self.client.history(self.agent)
         except (Refused, Unreachable) as exc:
-            self.app.notify(f"history of {self.agent}: {exc}", severity="error", timeout=10)
-            if not self.loaded:
-                self.dismiss(None)
+            self._failed(str(exc))
+            return
+        except Exception as exc:  # noqa: BLE001 - said and the screen closed, never "reading…"
+            self._failed(f"the answer could not be read ({exc!r})")
             return
         log = self.history_log
         log.set_lines(view.lines)
@@ -267,6 +268,13 @@ class HistoryScreen(ModalScreen[None]):
                 self.back if self.back is not None else max(1, log.scrollable_content_region.height)
             )
         self.call_after_refresh(self._open_at, back)
+
+    def _failed(self, why: str) -> None:
+        """The history could not be read: one line, and the screen goes (unless it shows an
+        earlier reading)."""
+        self.app.notify(f"history of {self.agent}: {why}", severity="error", timeout=10)
+        if not self.loaded:
+            self.dismiss(None)
 
     def _open_at(self, back: int) -> None:
         log = self.history_log
@@ -306,6 +314,7 @@ class HistoryScreen(ModalScreen[None]):
                 self.query_text,
                 title=f"Search the history of {self.agent}",
                 placeholder="text (capitals: exact case); empty: no search",
+                verb="search",
             ),
             self._searched,
         )

@@ -82,20 +82,32 @@ FLEET_KEYS: list[BindingType] = [
 ]
 
 NOT_IN_PALETTE = frozenset({"left", "right", "up", "down"})
+# the footer's keys, the most used first: a narrow footer shows the first that fit
+FOOTER_ORDER = ("help", "quit", "zoom", "prompt", "next_page", "mark", "filter", "messages",
+                "attach", "prompt_all", "page_up", "focus_label")
+
+# rows the help shows for several bindings at once
 OPTION_KEYS = Binding("1-9", "answer('1')", "Answer 1-9", id="answer_n",
                       tooltip="answer the selected agent's permission dialog: that option")
+PREV_KEYS = Binding("pageup,left_square_bracket", "page(-1)", "Prev page", id="prev",
+                    tooltip="the previous page of tiles; zoomed, [ is the previous agent and "
+                            "pgup the agent's history (the wheel too): scroll, / search, n/N, "
+                            "y copy")
+PALETTE_KEY = Binding("ctrl+p", "command_palette", "Palette", id="palette",
+                      tooltip="every action by its name, Go to an agent, Skill: a skill")
+MERGED = {"answer_1": OPTION_KEYS, "page_up": PREV_KEYS}  # the row, where its first was
+MERGED_INTO = {**{f"answer_{n}": "answer_1" for n in range(2, 10)}, "prev_page": "page_up"}
 
 
 def for_help(items: Iterable[BindingType]) -> list[Binding]:
-    """Bindings as the help lists them: the nine option numbers as one row."""
+    """Bindings as the help lists them: the nine option numbers as one row, pgup and [ as
+    one, and the palette's key last."""
     out: list[Binding] = []
     for b in bindings_of(items):
-        if b.id and b.id.startswith("answer_") and b.id[7:].isdigit():
-            if b.id == "answer_1":
-                out.append(OPTION_KEYS)
+        if b.id in MERGED_INTO:
             continue
-        out.append(b)
-    return out
+        out.append(MERGED.get(b.id or "", b))
+    return [*out, PALETTE_KEY]
 
 
 def key_text(keys: str) -> str:
@@ -121,3 +133,12 @@ def palette_commands(app: App[Any], items: Iterable[BindingType]) -> Iterator[Sy
             continue
         yield SystemCommand(b.description, f"{b.tooltip} ({key_text(b.key)})",
                             partial(app.run_action, b.action))
+
+
+def footer_ranks(items: Iterable[BindingType]) -> dict[str, int]:
+    """Each footer key's action and its place in FOOTER_ORDER (0 is kept longest)."""
+    rank = {key_id: i for i, key_id in enumerate(FOOTER_ORDER)}
+    return {b.action: rank[b.id] for b in bindings_of(items) if b.id in rank}
+
+
+FOOTER_KEYS = footer_ranks(FLEET_KEYS)

@@ -72,6 +72,9 @@ class MessageScreen(ModalScreen[None]):
 
 class MessagesScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,m,q", "dismiss_screen", "Close")]
+    # enter is the table's own (it selects the row): said in the hint and the help, not bound
+    OPEN = Binding("enter", "open", "Open", tooltip="the selected message in full: its whole "
+                   "text, delivery status and why")
 
     def __init__(self, client: FleetClient) -> None:
         super().__init__()
@@ -83,8 +86,7 @@ class MessagesScreen(ModalScreen[None]):
             with Horizontal(id="messages-body"):
                 yield DataTable(id="messages-table", cursor_type="row", zebra_stripes=True)
                 yield Static(Text("loading…", style="grey50"), id="talk-graph")
-            # enter is the table's own (it selects the row): the message opens in full
-            yield Label(hint(self.BINDINGS) + " · enter open", classes="box-help")
+            yield Label(hint([*self.BINDINGS, self.OPEN]), classes="box-help")
 
     def on_resize(self) -> None:
         # a narrow terminal gives the messages' text the room the counts would take

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,7 +14,7 @@ from textual.widgets import Input, Label, Static, TextArea
 
 from swarm_tui.protocol.models import SkillView
 from swarm_tui.ui.fields import after_typed
-from swarm_tui.ui.keys import hint
+from swarm_tui.ui.keys import bindings_of, hint
 
 
 @dataclass(frozen=True)
@@ -141,24 +141,29 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
 
 
 class FocusScreen(ModalScreen[str | None]):
-    """Edit one line: an agent's focus label (or any other short answer)."""
+    """Edit one line: an agent's focus label (or any other short answer: a name to go to, a
+    filter, a search); `verb` says what enter does with it."""
 
-    BINDINGS = [Binding("enter", "save", "Save", priority=True),
+    BINDINGS = [Binding("enter", "save", "Save", priority=True,
+                        tooltip="save it (or go, filter, search: the line below says)"),
                 Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, agent: str, current: str, title: str = "",
-                 placeholder: str = "one focus label") -> None:
+                 placeholder: str = "one focus label", verb: str = "save") -> None:
         super().__init__()
         self.agent = agent
         self.current = current
         self.title_text = title or f"Focus of {agent}"
         self.placeholder = placeholder
+        self.verb = verb
 
     def compose(self) -> ComposeResult:
+        keys = [replace(b, description=self.verb) if b.action == "save" else b
+                for b in bindings_of(self.BINDINGS)]
         with Vertical(id="focus-box"):
             yield Label(self.title_text)
             yield Input(value=self.current, id="focus-input", placeholder=self.placeholder)
-            yield Label(hint(self.BINDINGS), id="prompt-help")
+            yield Label(hint(keys), id="prompt-help")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

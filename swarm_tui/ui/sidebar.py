@@ -16,11 +16,37 @@ from textual.strip import Strip
 
 from swarm_tui.protocol.models import AgentView, HostView
 from swarm_tui.ui.asking import asking, sidebar_note
-from swarm_tui.ui.durations import since
-from swarm_tui.ui.tiles import CONSOLE, STATE_MARKS, state_styles
+from swarm_tui.ui.durations import glance
+from swarm_tui.ui.tiles import CONSOLE, SHORT_STATES, STATE_MARKS, state_styles
 
 BARS = " ▁▂▃▄▅▆▇█"
 MIN_NAME = 8  # columns of an agent's name the sidebar keeps before dropping the state word
+
+
+FULL, SHORT, NONE = 0, 1, 2  # the state's word: whole, short (`needs you`), left out
+
+
+def right_part(agent: AgentView, now: float, oldest: float | None, words: int) -> str:
+    """The row's right side: queued messages, the state's word, and how long it has
+    waited on a prompt (else how long its screen has been quiet)."""
+    queue = ""
+    if agent.queued:
+        queue = f"✉{agent.queued}" + (f" {glance(oldest, now)}" if oldest is not None else "")
+    waited = agent.state_since if agent.state == "needs-permission" else agent.last_output
+    quiet = glance(waited, now) if waited is not None else ""
+    word = (agent.state, SHORT_STATES.get(agent.state, agent.state), "")[words]
+    return " ".join(p for p in (queue, word, quiet) if p)
+
+
+def state_words(agents: Sequence[AgentView], width: int, now: float,
+                oldest: dict[str, float]) -> int:
+    """How every row says its state (FULL, SHORT or NONE): the longest way that leaves
+    each name its room, the same on every row (the mark and colour say it too)."""
+    for words in (FULL, SHORT):
+        if all(len(right_part(a, now, oldest.get(a.name), words)) + 4 + MIN_NAME <= width
+               for a in agents):
+            return words
+    return NONE
 
 
 class Gpu(Protocol):
@@ -61,7 +87,7 @@ def host_line(link: HostView, width: int, now: float) -> Text:
     if link.connected:
         line.append("■ ", style="green")
         line.append(link.name, style="bold")
-        line.append(f"  up {since(link.since, now)}", style="grey62")
+        line.append(f"  up {glance(link.since, now)}", style="grey62")
         if link.gpus:
             line.append(f"\n   util {gpu_summary(link.gpus)}\n   mem  {gpu_memory(link.gpus)}",
                         style="grey62")
@@ -69,7 +95,7 @@ def host_line(link: HostView, width: int, now: float) -> Text:
         line.append("■ ", style="bold red")
         line.append(link.name, style="bold red")
         why = link.detail.removeprefix(f"{link.name}: ")
-        line.append(f"  down {since(link.since, now)}: {why}", style="red")
+        line.append(f"  down {glance(link.since, now)}: {why}", style="red")
     if not link.gpus:
         line.truncate(width, overflow="ellipsis")
     return line
@@ -100,36 +126,46 @@ class Sidebar(ScrollView, can_focus=False):
              oldest: dict[str, float] | None = None) -> None:
         """`oldest`: per agent, when its oldest still-queued message was written."""
         now = time.time()
-        width = max(10, (self.scrollable_content_region.width or 30))
         colours = self.colours()
-        lines: list[Text] = []
-        rows: list[str] = []
         grouped = len(links) > 1 or any(k != "local" for k in links)
         hosts = list(links)
         order = sorted(agents, key=lambda a: hosts.index(a.host) if a.host in hosts
                        else len(hosts)) if grouped else agents
-        current_host = None
-        for agent in order:
-            if grouped and agent.host != current_host:
-                current_host = agent.host
-                link = links.get(current_host) or HostView(name=current_host, connected=False,
-                                                           detail="no word from this host")
-                header = host_line(link, width, now).split("\n")
-                lines += header
-                rows += [""] * len(header)
-            lines.append(self._agent_line(agent, agent.name == selected, agent.name in marked,
-                                          agent.name in visible, width, now,
-                                          (oldest or {}).get(agent.name), colours))
-            focus = agent.focus or "—"
-            if asking(agent):
-                focus = sidebar_note(agent)
-            lines.append(Text(f"   {focus}"[:width], style="italic grey62", no_wrap=True))
-            rows += [agent.name, agent.name]
-            note = (notes or {}).get(agent.name)
-            if note:
-                style = "red" if "incomplete" in note or "stopped" in note else "cyan"
-                lines.append(Text(f"   {note}"[:width], style=style, no_wrap=True))
-                rows.append(agent.name)
+
+        def build(width: int) -> tuple[list[Text], list[str]]:
+            lines: list[Text] = []
+            rows: list[str] = []
+            current_host = None
+            words = state_words(order, width, now, oldest or {})
+            for agent in order:
+                if grouped and agent.host != current_host:
+                    current_host = agent.host
+                    link = links.get(current_host) or HostView(
+                        name=current_host, connected=False, detail="no word from this host")
+                    header = host_line(link, width, now).split("\n")
+                    lines += header
+                    rows += [""] * len(header)
+                lines.append(self._agent_line(
+                    agent, agent.name == selected, agent.name in marked, agent.name in visible,
+                    width, now, (oldest or {}).get(agent.name), colours, words))
+                focus = sidebar_note(agent) if asking(agent) else agent.focus or "—"
+                lines.append(Text(f"   {focus}"[:width], style="italic grey62", no_wrap=True))
+                rows += [agent.name, agent.name]
+                note = (notes or {}).get(agent.name)
+                if note:
+                    style = "red" if "incomplete" in note or "stopped" in note else "cyan"
+                    lines.append(Text(f"   {note}"[:width], style=style, no_wrap=True))
+                    rows.append(agent.name)
+            return lines, rows
+
+        # a list taller than the sidebar has a scrollbar: its column and one between it and
+        # the text (its thumb is no letter of a clock); guessed from the last list
+        inner, height = self.content_region.width or 32, self.content_region.height
+        room = {False: inner, True: inner - self.styles.scrollbar_size_vertical - 1}
+        tall = self.virtual_size.height > height > 0
+        lines, rows = build(width := max(10, room[tall]))
+        if (len(lines) > height > 0) != tall:
+            lines, rows = build(width := max(10, room[not tall]))
         keys = [(line.plain, tuple(line.spans)) for line in lines]
         self._rows = rows
         if len(keys) == len(self._keys) and width == self.virtual_size.width:
@@ -175,22 +211,14 @@ class Sidebar(ScrollView, can_focus=False):
 
     @staticmethod
     def _agent_line(agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,
-                    now: float, oldest: float | None, colours: dict[str, str]) -> Text:
+                    now: float, oldest: float | None, colours: dict[str, str],
+                    words: int = FULL) -> Text:
         state = agent.state
         style = colours.get(state, "")
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("▶" if selected else ("✓" if marked else " "), style="bold cyan")
         line.append(f"{STATE_MARKS.get(state, '·')} ", style=style)
-        queue = ""
-        if agent.queued:
-            queue = f"✉{agent.queued}" + (f" {since(oldest, now)}" if oldest is not None else "")
-        # how long it has waited on a prompt; else how long its screen has been quiet
-        waited = agent.state_since if agent.state == "needs-permission" else agent.last_output
-        quiet = since(waited, now) if waited is not None else ""
-        # the state word goes first when room is short: the mark and colour still say it
-        right = " ".join(p for p in (queue, state, quiet) if p)
-        if len(right) + 4 + MIN_NAME > width:
-            right = " ".join(p for p in (queue, quiet) if p)
+        right = right_part(agent, now, oldest, words)
         room = max(MIN_NAME, width - len(right) - 4)
         name = agent.name if len(agent.name) <= room else agent.name[: room - 1] + "…"
         line.append(name, style="bold reverse" if selected else ("bold" if visible else ""))

@@ -24,6 +24,7 @@ from swarm_tui.protocol.client import FleetView
 from swarm_tui.protocol.models import AgentView
 from swarm_tui.ui.asking import asking, banner
 from swarm_tui.ui.durations import since
+from swarm_tui.ui.fit import Part, fit
 
 MIN_TILE_W, MIN_TILE_H = 36, 9  # the smallest tile worth showing (cells, borders included)
 
@@ -38,6 +39,30 @@ STATE_COLORS = {
 }
 STATE_MARKS = {"starting": "◌", "working": "●", "idle": "○", "needs-permission": "?",
                "exited": "✕", "unreachable": "⚠"}
+SHORT_STATES = {"needs-permission": "needs you"}  # the state's word where room is short
+TITLE_EDGES = 6  # around a border title: each corner, an edge cell and a space (Textual's)
+
+
+def tile_title(agent: AgentView, marked: bool, link_down: float | None, width: int,
+               now: float) -> str:
+    """A tile's title in `width` cells (0: any): mark, glyph and name first; then the state
+    and how long it has waited on a dialog, the state's word shortened, then dropped, so
+    the clock stays; then the queue."""
+    queued = (f"{agent.queued} queued", f"✉{agent.queued}", "") if agent.queued else ("",)
+    where = f" @{agent.host}" if agent.host != "local" else ""
+    if link_down is not None:
+        head = f"⚠ {agent.name}{where}"
+        state: tuple[str, ...] = (f"link down for {since(link_down, now)}",
+                                  f"down {since(link_down, now)}")
+    else:
+        glyph = STATE_MARKS.get(agent.state, STATE_MARKS["unreachable"])
+        head = f"{'✓ ' if marked else ''}{glyph} {agent.name}{where}"
+        clock = since(agent.state_since, now) \
+            if asking(agent) and agent.state_since is not None else ""
+        words = dict.fromkeys((agent.state, SHORT_STATES.get(agent.state, agent.state)))
+        state = (*(" ".join(filter(None, (w, clock))) for w in words), clock)
+    parts = [Part((head,), 0), Part(state, 1), Part(queued, 2)]
+    return fit(parts, width).plain
 
 
 # escape sequences of a captured line: CSI, OSC/DCS strings, and two-byte escapes
@@ -151,6 +176,7 @@ class AgentTile(Widget):
         self._look: tuple[object, int] | None = None
         self._edges: tuple[int, Strip, Strip] | None = None  # (look, left, right) of a row
         self._last: tuple[object, list[str], list[Strip]] | None = None
+        self._title_of: tuple[bool, float | None] = (False, None)  # (marked, link down since)
 
     @property
     def agent(self) -> AgentView | None:
@@ -183,18 +209,21 @@ class AgentTile(Widget):
         for cls in STATE_CLASSES.values():
             self.set_class(cls == STATE_CLASSES[state], cls)
         self.set_class(link_down is not None, "-link-down")
-        mark = "✓ " if marked else ""
-        queued = f" · {agent.queued} queued" if agent.queued else ""
-        where = f" @{agent.host}" if agent.host != "local" else ""
-        if link_down is not None:
-            down = since(link_down, time.time())
-            self.border_title = f"⚠ {agent.name}{where} · link down for {down}{queued}"
-        else:
-            waited = f" {since(agent.state_since, time.time())}" \
-                if asking(agent) and agent.state_since is not None else ""
-            self.border_title = (f"{mark}{STATE_MARKS[state]} {agent.name}{where} · "
-                                 f"{agent.state}{waited}{queued}")
+        self._title_of = (marked, link_down)
+        self._draw_title()
         self.border_subtitle = agent.focus or ""
+
+    def _draw_title(self) -> None:
+        """The title for the tile's width (again when its width changes)."""
+        agent = self.agent
+        if agent is not None:
+            width = self.outer_size.width
+            self.border_title = tile_title(agent, *self._title_of,
+                                           width - TITLE_EDGES if width > TITLE_EDGES else 0,
+                                           time.time())
+
+    def on_resize(self) -> None:
+        self._draw_title()
 
     def render_line(self, y: int) -> Strip:
         width = self.content_region.width or self.size.width

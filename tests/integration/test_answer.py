@@ -4,12 +4,14 @@ was typed, and that nothing was typed when the answer is refused."""
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
 import pytest
 
 from swarm_tui.agents.base import AgentState
+from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.answer import Answers
 from swarm_tui.protocol.client import FleetClient, Refused
 from swarm_tui.testing import async_wait_until, mock_agent
@@ -120,7 +122,10 @@ async def test_a_dialog_that_closes_as_the_key_is_sent_has_the_key_taken_back(
         Exception, match="closed before the answer reached it: the stray '1' was taken back"
     ):
         await run.server.answers.answer("Ada", "yes", stale.question)
-    assert sandbox.raw_received("Ada")[typed:] == b"1\x7f"  # the key, then Backspace
+    # the key, then Backspace (the mock logs what it reads in its own time)
+    await async_wait_until(
+        lambda: sandbox.raw_received("Ada")[typed:] == b"1\x7f", 5, "the key, then Backspace"
+    )
     await async_wait_until(lambda: ada.tracker.reading.draft == "", 5, "an empty box", run.screens)
     assert sandbox.received("Ada") == ["build it"]
 
@@ -196,3 +201,75 @@ async def test_the_wait_counts_from_when_the_dialog_came_and_a_new_question_is_t
     assert told == ["run `rm -rf build/`"]
     run.fleet._evaluate(time.monotonic(), [ada])
     assert told == ["run `rm -rf build/`"]  # told once, not at every reading
+
+
+async def test_a_dialog_with_other_options_than_the_human_saw_is_not_answered(
+    sandbox, start_fleet
+) -> None:
+    """The same question with other options is another dialog (an agent that asks again
+    about the same command, a CLI that changed its offer)."""
+    run, client = await asking_fleet(sandbox, start_fleet)
+    ada = run.fleet.agents["Ada"]
+    question = ada.summary()["question"]
+    typed = sandbox.raw_received("Ada")
+    with pytest.raises(
+        Refused,
+        match=r"Ada \(mock\)'s dialog changed: its options are now 1\. Yes / 2\. No, and tell "
+        r"the agent what to do differently \(esc\); nothing was typed",
+    ):
+        await client.answer("Ada", "yes", question, [("1", "Yes"), ("2", "No")])
+    assert sandbox.raw_received("Ada") == typed
+    options = [tuple(o) for o in ada.summary()["options"]]
+    reply = await client.answer("Ada", "yes", question, options)  # what it shows: answered
+    assert reply["option"] == "1. Yes"
+
+
+async def test_no_answer_when_the_local_panes_cannot_say_who_asks(
+    sandbox, start_fleet, monkeypatch
+) -> None:
+    """With the local tmux link down, a request without a token cannot be told from one
+    made in an agent's pane: an answer is refused, not typed as the human's."""
+    run, client = await asking_fleet(sandbox, start_fleet)
+    link = run.fleet.links["local"]
+    typed = sandbox.raw_received("Ada")
+    question = run.fleet.agents["Ada"].summary()["question"]
+    monkeypatch.setattr(link, "connected", False)
+    with pytest.raises(SwarmError, match="the local tmux server's panes cannot be listed"):
+        await run.fleet.sender_for(None, os.getpid(), proven=True)
+    assert await run.fleet.sender_for(None, os.getpid()) == "human"  # other requests: as ever
+    with pytest.raises(Refused, match=r"^who sent this cannot be told: the local tmux "
+                       r"server's panes cannot be listed \(its link is down\); nothing was done"):
+        await client.answer("Ada", "yes", question)
+    monkeypatch.undo()
+    assert sandbox.raw_received("Ada") == typed
+    assert await run.fleet.sender_for(None, os.getpid(), proven=True) == "human"
+
+
+async def test_swarm_answer_from_a_shell(sandbox, start_fleet) -> None:
+    """`swarm answer AGENT CHOICE`: one line of what was picked, exit 0; a refusal is one
+    line and exit 1, with nothing typed; bad input (an unknown agent, a choice that is no
+    answer) exit 2."""
+    run, _ = await asking_fleet(sandbox, start_fleet)
+    typed = sandbox.raw_received("Ada")
+    for argv, why in [
+        (("Nobody", "y"), "swarm: answer: no agent named 'Nobody' in this fleet (Ada, Bo)"),
+        (("Ada", "maybe"), "swarm: answer: 'maybe' is not an answer: give y, n or an "
+         "option's number 1-9"),
+        (("Ada", "0"), "swarm: answer: '0' is not an answer"),
+    ]:
+        bad = await sandbox.aswarm("answer", *argv)
+        assert bad.returncode == 2, bad
+        assert bad.stderr.strip().startswith(why) and bad.stderr.count("\n") == 1, bad.stderr
+    refused = await sandbox.aswarm("answer", "Ada", "3")
+    assert refused.returncode == 1, refused
+    assert refused.stderr == ("swarm: mock: no option 3 in this dialog (it has 1-2); attach "
+                              "to answer it\n")
+    idle = await sandbox.aswarm("answer", "bo", "y")
+    assert idle.returncode == 1
+    assert idle.stderr.startswith("swarm: Bo (mock) is not asking anything now")
+    assert sandbox.raw_received("Ada") == typed  # nothing typed by any of them
+    done = await sandbox.aswarm("answer", "ada", "y")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Ada: answered 1. Yes\n"
+    assert sandbox.raw_received("Ada")[len(typed):] == b"1"
+    await run.wait_states("idle", ["Ada"], timeout=10)

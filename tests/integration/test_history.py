@@ -53,6 +53,33 @@ sys.stdout.flush()
 sys.stdin.read()
 """
 
+# a permission dialog and an input box drawn as full-width boxes and rules (as Claude Code,
+# Codex and the mock draw them); a row that fills the window is followed at once by the next,
+# where the terminal's autowrap has moved the cursor (tmux marks that row wrapped), a shorter
+# one by a new line
+DIALOG = r"""
+import os, sys
+cols = os.get_terminal_size().columns
+rule = "\u2500" * cols
+rows = [
+    f"a dialog at {cols} columns",
+    "\u256d" + "\u2500" * (cols - 2) + "\u256e",
+    "\u2502 Do you want to run `pytest -q`?",
+    "\u2502 \u276f 1. Yes",
+    "\u2502   2. No, and tell the agent what to do differently (esc)",
+    "\u2570" + "\u2500" * (cols - 2) + "\u256f",
+    rule,
+    "\u276f fix the flaky test",
+    rule,
+    "  95% context left",
+    "END of the dialog",
+]
+for row in rows:
+    sys.stdout.write(row if len(row) == cols else row + "\r\n")
+sys.stdout.flush()
+sys.stdin.read()
+"""
+
 NUMBERED = re.compile(r"numbered line (\d{5}) of (\w+)")
 
 
@@ -152,6 +179,80 @@ async def test_a_mock_agent_s_transcript_scrolls_into_its_history(sandbox, start
     assert "% context left" in lines[-1]  # the screen comes last
     found = await sandbox.aswarm("grep", "line 00042 ")
     assert found.stdout.splitlines() == ["Scroller:42:   backlog line 00042 of Scroller"]
+
+
+async def test_rows_that_fill_the_window_are_shown_as_the_window_shows_them(
+    sandbox, start_fleet
+):
+    """A box's top row and a rule fill the window's width: tmux marks them wrapped, and
+    joined with the row below (`capture-pane -J`) they made one line far wider than the
+    window (`│ ❯ 1. Yes` far right of the box's top; grep printed rule, ❯ and rule as one
+    line). History shows the rows the window showed, and grep prints them one by one."""
+    script = sandbox.files / "dialog.py"
+    script.write_text(DIALOG)
+    await start_fleet(
+        sandbox.layout("box", shell_agent("Dialog", command=f"{sys.executable} {script}"))
+    )
+    sgr = re.compile(r"\x1b\[[0-9;:]*m")
+    lines = await history_of(sandbox.socket_path("box"), "Dialog", "END of the dialog")
+    text = [sgr.sub("", ln) for ln in lines]
+    start = next(i for i, t in enumerate(text) if t.startswith("a dialog at "))
+    cols = int(text[start].split()[3])
+    rule = "─" * cols
+    assert text[start:] == [
+        f"a dialog at {cols} columns",
+        "╭" + "─" * (cols - 2) + "╮",
+        "│ Do you want to run `pytest -q`?",
+        "│ ❯ 1. Yes",
+        "│   2. No, and tell the agent what to do differently (esc)",
+        "╰" + "─" * (cols - 2) + "╯",
+        rule,
+        "❯ fix the flaky test",
+        rule,
+        "  95% context left",
+        "END of the dialog",
+    ]
+    found = await sandbox.aswarm("grep", "❯", "--agent", "Dialog")
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.splitlines() == [
+        f"Dialog:{start + 4}: │ ❯ 1. Yes",
+        f"Dialog:{start + 8}: ❯ fix the flaky test",
+    ]
+
+
+async def test_empty_rows_a_shorter_window_pushed_into_the_history_are_left_out(
+    sandbox, start_fleet
+):
+    """The mock (as the demo runs it) pads its screen between transcript and input box; a
+    tile's first sizing makes its 40-row window 16 rows, and tmux pushes the top 24 rows,
+    padding and all, into the history, just above the screen: the first page up showed
+    mostly blank rows. They are left out; the screen is shown as the window shows it."""
+    run = await start_fleet(
+        sandbox.layout("blank", mock_agent("Tall", "--scrollback", "--backlog", "3"))
+    )
+    await run.wait_states("idle")
+    sock = sandbox.socket_path("blank")
+    await history_of(sock, "Tall", "% context left")
+    run.fleet.set_sizes({"Tall": (60, 16)})
+    sgr = re.compile(r"\x1b\[[0-9;:]*m")
+    client = FleetClient(sock)
+    header = "✻ mock-agent"
+
+    async def pushed_and_redrawn() -> list[str] | None:
+        text = [sgr.sub("", ln) for ln in (await client.history("Tall")).lines]
+        redrawn = [i for i, t in enumerate(text) if t.startswith(header)]
+        return text if len(redrawn) == 2 and "% context left" in text[-1] else None
+
+    text = await async_wait_until(pushed_and_redrawn, 20, "Tall's window made 16 rows")
+    screen = max(i for i, t in enumerate(text) if t.startswith(header))
+    above, shown = text[:screen], text[screen:]
+    assert above[-1].strip(), "\n".join(text)  # no blank rows end the history above it
+    assert [t for t in above if "backlog line" in t] == [
+        f"  backlog line {i:05d} of Tall" for i in (1, 2, 3)
+    ]
+    # the screen itself, as the window shows it: 16 rows, its padding kept
+    assert len(shown) == 16 and shown[-1].startswith("  100% context left"), "\n".join(text)
+    assert "" in shown
 
 
 async def test_grep_finds_a_line_only_in_the_history_with_context_over_two_agents(
@@ -275,9 +376,10 @@ async def test_hostile_output_reaches_the_history_as_text_and_colours_only(sandb
     text = [sgr.sub("", ln) for ln in lines]
     assert "before the storm" in text and "after the storm" in text
     assert any(t.startswith("osc52 clipboard") for t in text), text[:4]
-    # the 30,000-character line: joined by tmux from its wrapped rows, then cut with a mark
-    long = next(t for t in text if t.startswith("xxxx"))
-    assert long == "x" * history_module.MAX_LINE + "…"
+    # the 30,000-character line: the rows the window wrapped it into, as it showed them
+    rows = [t for t in text if t and set(t) == {"x"}]
+    assert "".join(rows) == "x" * 30000
+    assert max(len(t) for t in rows) == 120  # the window's width (no view sizes it)
     grep = await sandbox.aswarm("grep", "clipboard|bell")
     assert grep.returncode == 0, grep.stderr
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", grep.stdout), repr(grep.stdout)
@@ -316,3 +418,85 @@ def test_a_capture_is_bounded_in_lines_and_bytes(monkeypatch):
     assert cut and lines == ["line 0002", "line 0003", "line 0004"]
     lines, cut = history_module.clean(raw[:5], 10)
     assert not cut and len(lines) == 5
+
+
+async def test_an_agent_reads_only_the_histories_of_those_it_may_message(sandbox, start_fleet):
+    """Lu may message Beta (talks_to): it reads Beta's history and its own, greps only
+    those (and says which it left out); Alpha's is refused. The human reads all."""
+    run = await start_fleet(
+        sandbox.layout(
+            "talk",
+            printer(sandbox, "Alpha", 300, 120),
+            printer(sandbox, "Beta", 300, 40),
+            shell_agent("Lu", talks_to=["Beta"]),
+        )
+    )
+    sock = sandbox.socket_path("talk")
+    await history_of(sock, "Alpha", "END of Alpha")
+    await history_of(sock, "Beta", "END of Beta")
+    client = FleetClient(sock)
+    lu = run.fleet.agents["Lu"].token
+    with pytest.raises(
+        Refused,
+        match=r"^Alpha's history may be read by the human and the agents that may message "
+        r"it \(the layout's talks_to\): nothing was read$",
+    ):
+        await client.request({"op": "history", "agent": "Alpha", "token": lu})
+    beta = await client.request({"op": "history", "agent": "beta", "token": lu})
+    assert any("END of Beta" in ln for ln in beta["lines"])
+    await client.request({"op": "history", "agent": "Lu", "token": lu})  # its own
+    found = await client.request({"op": "grep", "pattern": "haystack needle", "token": lu})
+    assert [h["agent"] for h in found["hits"]] == ["Beta"]
+    assert found["skipped"] == ["Alpha: the layout's talks_to does not let who asked read them"]
+    with pytest.raises(Refused, match=r"^Alpha's history may be read by the human"):
+        await client.request({"op": "grep", "pattern": "x", "agent": "Alpha", "token": lu})
+    everyone = await client.grep("haystack needle")  # the human
+    assert [h.agent for h in everyone.hits] == ["Alpha", "Beta"] and not everyone.skipped
+
+
+async def test_history_and_grep_requests_are_bounded_and_one_more_is_refused(
+    sandbox, start_fleet, monkeypatch
+):
+    """Requests that pile up (agents grepping in a loop, a read stuck on a slow link) are
+    read MAX_READS at a time; one more is refused at once, not queued."""
+    await start_fleet(sandbox.layout("pile", mock_agent("Ada")))
+    client = FleetClient(sandbox.socket_path("pile"))
+    release = asyncio.Event()
+    reading = [0]
+
+    async def slow_read(fleet, agent, lines):
+        reading[0] += 1
+        await release.wait()
+        return ["a line"], False
+
+    monkeypatch.setattr(history_module, "read_history", slow_read)
+    limit = history_module.MAX_READS
+    held = [asyncio.create_task(client.history("Ada")) for _ in range(limit)]
+    await async_wait_until(lambda: reading[0] == limit, 10, f"{limit} reads under way")
+    with pytest.raises(Refused, match=rf"^{limit} history or grep requests are being read now, "
+                       "swarm's limit: nothing was read; try again in a few seconds$"):
+        await asyncio.wait_for(client.grep("x"), 10)
+    with pytest.raises(Refused, match="being read now"):
+        await asyncio.wait_for(client.history("Ada"), 10)
+    assert reading[0] == limit
+    release.set()
+    assert [(await t).lines for t in held] == [["a line"]] * limit
+    assert (await asyncio.wait_for(client.history("Ada"), 10)).lines == ["a line"]
+
+
+def test_the_node_client_greps_too(tmp_path):
+    """`swarm grep` is one of the verbs of the stdlib client copied alone to every node
+    (swarm_tui/client.py, run by path): its trouble is exit 2 and one line there too."""
+    client = Path(history_module.__file__).resolve().parents[1] / "client.py"
+    env = {"PATH": "/usr/bin:/bin", "SWARM_HOME": str(tmp_path)}
+
+    def node_swarm(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-I", str(client), *args], env=env,
+                              capture_output=True, text=True, timeout=30, cwd=tmp_path)
+
+    two = node_swarm("grep", "x", "y")
+    assert two.returncode == 2 and "usage: swarm grep PATTERN" in one_line_error(two)
+    bad = node_swarm("grep", "(unclosed")
+    assert bad.returncode == 2 and "grep: bad pattern '(unclosed'" in one_line_error(bad)
+    nobody = node_swarm("grep", "x")
+    assert nobody.returncode == 2 and "no swarm is running" in one_line_error(nobody)

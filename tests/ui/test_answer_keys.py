@@ -4,7 +4,9 @@ the engine, and the wait counts up in the tile's title and the sidebar."""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -88,12 +90,23 @@ async def test_the_tile_shows_the_dialog_and_y_answers_it(tmp_path: Path, swarm_
 
 
 class AnsweringClient(FakeClient):
-    """A still fleet; answers are recorded, and refused as the engine would refuse them."""
+    """A still fleet; answers are recorded, and refused as the engine would refuse them;
+    while `held` is set, an answer waits for it to be cleared."""
 
     refuse = ""
+    held: asyncio.Event | None = None
 
-    async def answer(self, name: str, choice: str, question: str | None = None) -> dict[str, Any]:
-        self._asked("answer", name=name, choice=choice, question=question)
+    async def answer(
+        self,
+        name: str,
+        choice: str,
+        question: str | None = None,
+        options: Iterable[tuple[str, str]] | None = None,
+    ) -> dict[str, Any]:
+        self._asked("answer", name=name, choice=choice, question=question,
+                    options=None if options is None else [tuple(o) for o in options])
+        if self.held is not None:
+            await self.held.wait()
         if self.refuse:
             raise Refused(self.refuse)
         return {"ok": True, "option": f"{choice}. picked", "asks": ""}
@@ -135,12 +148,15 @@ async def test_keys_answer_the_selected_agent_and_only_one_that_asks(tmp_path: P
         )
         app.select_name("Noether")
         await pilot.press("2")
+        await until(lambda: "Noether: answered 2. picked" in notes(app), 5, "the first answer")
         await pilot.press("n")
         await until(lambda: len(client.asked("answer")) == 2, 5, "two answers")
         question = "Do you want to proceed? (Bash command: make)"
-        assert client.asked("answer") == [
-            {"name": "Noether", "choice": "2", "question": question},
-            {"name": "Noether", "choice": "no", "question": question},
+        options = [("1", "Yes"), ("2", "Yes, and don't ask again for make commands"),
+                   ("3", "No")]
+        assert client.asked("answer") == [  # the dialog as the view showed it
+            {"name": "Noether", "choice": "2", "question": question, "options": options},
+            {"name": "Noether", "choice": "no", "question": question, "options": options},
         ]
         # a refusal is one line, said as the engine said it
         client.refuse = "Noether (claude)'s dialog changed: it now asks 'x'; nothing was typed"
@@ -182,3 +198,49 @@ async def test_the_wait_counts_up_in_the_tile_and_the_sidebar(
         await until(
             lambda: "needs-permission 7m" in text_of(sidebar), 5, "the sidebar's clock to move on"
         )
+
+
+async def test_keys_for_an_agent_wait_while_an_answer_to_it_is_on_its_way(
+    tmp_path: Path,
+) -> None:
+    """A second y (or a number) pressed before the first answer came back would go to the
+    dialog after it, which the human has not seen: it is not sent."""
+    client = AnsweringClient(asking_view(tmp_path, 5))
+    client.held = asyncio.Event()
+    app = SwarmApp(client)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        app.select_name("Noether")
+        await pilot.press("y")
+        await until(lambda: len(client.asked("answer")) == 1, 5, "the first answer sent")
+        await pilot.press("2", "y")
+        await until(
+            lambda: "Noether: an answer is on its way; wait for it" in notes(app),
+            5,
+            "why the key did nothing",
+        )
+        assert [a["choice"] for a in client.asked("answer")] == ["yes"]
+        client.held.set()
+        await until(lambda: "Noether: answered yes. picked" in notes(app), 5, "the answer")
+        await pilot.press("n")  # back: the next key answers again
+        await until(lambda: len(client.asked("answer")) == 2, 5, "the next answer sent")
+        assert client.asked("answer")[1]["choice"] == "no"
+
+
+async def test_no_answer_while_the_judge_pane_hides_the_dialog(tmp_path: Path) -> None:
+    """Below 160 columns the judge pane lies over the grid: the selected agent's dialog is
+    out of sight, so y, n and numbers answer nothing."""
+    client = AnsweringClient(asking_view(tmp_path, 5))
+    app = SwarmApp(client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.select_name("Noether")
+        await pilot.press("J")
+        await until(lambda: app._judge.display and not app._judge.docked, 5, "the judge over")
+        await pilot.press("y", "1", "n")
+        await pilot.pause()
+        assert client.asked("answer") == []
+        await pilot.press("escape")
+        await until(lambda: not app._judge.display, 5, "the judge pane closed")
+        await pilot.press("y")  # in sight again: y answers
+        await until(lambda: len(client.asked("answer")) == 1, 5, "the answer")

@@ -6,8 +6,10 @@ answers); the last ones attach to a real one."""
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Static
 
 import swarm_tui.ui
@@ -16,6 +18,7 @@ from swarm_tui.fleet.server import FleetServer
 from swarm_tui.protocol.client import FleetClient, FleetView, Refused, Unreachable
 from swarm_tui.protocol.models import MessageView
 from swarm_tui.ui.app import SwarmApp
+from swarm_tui.ui.command import CHECKOUT
 from swarm_tui.ui.confirm import ConfirmScreen
 from swarm_tui.ui.messages import MessagesScreen
 from tests.ui.conftest import FakeClient, Live, plain_of, still_fleet, text_of, until
@@ -175,12 +178,19 @@ async def test_the_messages_log_loads_from_the_engine(tmp_path: Path) -> None:
         assert "Gauss → Hilbert  2" in graph and "human → Gauss  1" in graph
 
 
-async def test_quit_leaves_the_engine_running(live: Live) -> None:
+async def test_quit_leaves_the_engine_running(live: Live,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # started as a new user does: `python3 -m swarm_tui demo` in the checkout, no `swarm`
+    # on the PATH (the bootstrap runs `python -m swarm_tui.cli`)
+    monkeypatch.setattr(sys, "argv", [str(CHECKOUT / "swarm_tui" / "cli.py"), "demo"])
+    monkeypatch.chdir(CHECKOUT)
     app = SwarmApp(live.client)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("q")
         await until(lambda: not app.is_running, what="the UI to quit")
-    assert "`swarm ui` re-attaches" in str(app.return_value)
+    said = str(app.return_value)
+    assert f"`python3 -m swarm_tui ui {live.fleet.name}` re-attaches" in said, said
+    assert f"`python3 -m swarm_tui down {live.view.layout_path}` stops them" in said, said
     assert not live.fleet.ended.is_set()
     other = FleetClient(paths.socket_path(live.fleet.name))
     try:

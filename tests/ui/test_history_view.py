@@ -7,6 +7,7 @@ characters, a line longer than any screen) drawn as text only."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import sys
 from collections.abc import AsyncIterator
@@ -374,3 +375,45 @@ async def test_search_input_gets_the_letters_the_view_binds(printing: Live) -> N
         await pilot.press("escape")
         await until(lambda: app.screen is screen, what="the search line closed")
         assert screen.query_text == ""
+
+
+async def test_an_answer_too_big_for_the_client_is_said_not_left_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine's answer longer than the client's line limit: readline gives up with a
+    ValueError, which once escaped the request and left the screen at "reading…" for
+    good. It is one line now, and the screen goes."""
+    import tempfile
+
+    from swarm_tui.protocol import client as client_module
+
+    monkeypatch.setattr(client_module, "LINE_LIMIT", 64 * 1024)
+
+    async def engine(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readline()
+        lines = ["\x1b[31m" + "─" * 100] * 1000  # far past the limit, once JSON-escaped
+        writer.write(json.dumps({"ok": True, "agent": "Gauss", "lines": lines}).encode() + b"\n")
+        await writer.drain()
+        writer.close()
+
+    with tempfile.TemporaryDirectory(dir="/tmp") as short:  # a socket path has 108 bytes
+        sock = Path(short) / "e.sock"
+        server = await asyncio.start_unix_server(engine, path=str(sock))
+        client = FakeClient(still_fleet(tmp_path, count=2))
+        client.socket = sock  # history goes to that engine, as FleetClient sends it
+        app = SwarmApp(client)
+        said: list[str] = []
+        real = app.notify
+        app.notify = lambda text, **kw: (said.append(str(text)), real(text, **kw))  # type: ignore[method-assign]
+        try:
+            async with app.run_test(size=(100, 30)) as pilot:
+                await pilot.press("enter", "pageup")
+                await until(lambda: said, what="what happened, said")
+                await until(lambda: len(app.screen_stack) == 1, what="back in zoom")
+                assert said == [
+                    "history of Gauss: the swarm engine's answer to 'history' is over 0.0625 MB, "
+                    "more than this view takes; it was dropped"
+                ]
+        finally:
+            server.close()
+            await server.wait_closed()

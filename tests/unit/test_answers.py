@@ -24,8 +24,14 @@ def reading(cli: str, name: str) -> Reading:
     return adapter.with_colours(raw, adapter.read([plain(ln) for ln in raw]))
 
 
+def answer_keys(cli: str, screen: Reading, choice: str) -> list[str]:
+    """The keys the engine types (swarm_tui/fleet/answer.py): the option `choice` means,
+    then the adapter's keys for it."""
+    return adapter_for(cli).option_keys(screen, pick(cli, screen, choice))
+
+
 def keys(cli: str, name: str, choice: str) -> list[str]:
-    return adapter_for(cli).answer_keys(reading(cli, name), choice)
+    return answer_keys(cli, reading(cli, name), choice)
 
 
 @pytest.mark.parametrize(
@@ -61,12 +67,14 @@ def keys(cli: str, name: str, choice: str) -> list[str]:
             ["Right", "Enter"],
             {"2": ["Enter"]},
         ),
-        ("opencode", "always-allow-ansi", ["Enter"], ["Right", "Enter"], {}),
+        # its Confirm allows always: only its number picks it
+        ("opencode", "always-allow-ansi", None, ["Right", "Enter"], {"1": ["Enter"]}),
     ],
 )
 def test_keys_for_yes_no_and_numbers_on_real_screens(cli, screen, yes, no, numbers) -> None:
     assert reading(cli, screen).state is AgentState.NEEDS_PERMISSION
-    assert keys(cli, screen, "yes") == yes
+    if yes is not None:
+        assert keys(cli, screen, "yes") == yes
     assert keys(cli, screen, "no") == no
     for number, expected in numbers.items():
         assert keys(cli, screen, number) == expected
@@ -94,6 +102,14 @@ def test_keys_for_yes_no_and_numbers_on_real_screens(cli, screen, yes, no, numbe
         # which option is selected only colours say: the plain capture cannot
         ("opencode", "permission", "yes", "opencode: which option is selected cannot be told"),
         ("claude", "permission", "maybe", "'maybe' is not an answer"),
+        # y never allows always, wherever the dialog lists it
+        (
+            "opencode",
+            "always-allow-ansi",
+            "yes",
+            "opencode: its only yes grants more than this once (1. Confirm: allow always / "
+            "2. Cancel); y never picks that: press its number",
+        ),
     ],
 )
 def test_what_cannot_be_mapped_is_refused_with_a_reason(cli, screen, choice, why) -> None:
@@ -116,7 +132,7 @@ def test_clis_whose_keys_are_untested_refuse_every_answer() -> None:
     )
     for cli in ("cursor", "generic"):
         with pytest.raises(CannotAnswer, match=f"{cli}: swarm does not answer this CLI's"):
-            adapter_for(cli).answer_keys(asking, "yes")
+            answer_keys(cli, asking, "yes")
 
 
 def test_yes_is_the_first_yes_never_the_always_option() -> None:
@@ -127,8 +143,15 @@ def test_yes_is_the_first_yes_never_the_always_option() -> None:
         None,
         (("1", "Yes, and don't ask again"), ("2", "Yes"), ("3", "No")),
     )
-    assert pick("x", asking, "yes") == 0  # the first one that says yes, as the screen lists
+    assert pick("x", asking, "yes") == 1  # the first yes that is for this once only
     assert pick("x", asking, "no") == 2
+    for always in ("Allow always", "Yes, and always allow access to src/",
+                   "Yes, and do not ask again for this command"):
+        only = Reading(AgentState.NEEDS_PERMISSION, None, "?", None,
+                       (("1", always), ("2", "No")))
+        with pytest.raises(CannotAnswer, match="y never picks that: press its number"):
+            pick("x", only, "yes")
+        assert pick("x", only, "1") == 0
     assert pick("x", asking, "2") == 1
     with pytest.raises(CannotAnswer, match="its dialog's options cannot be read"):
         pick("x", Reading(AgentState.NEEDS_PERMISSION, None, "?"), "yes")

@@ -171,3 +171,25 @@ def test_the_engine_marks_a_stall_and_alerts_it_once_until_the_agent_moves() -> 
     now[0] = 5000.0 + 600  # working, and not a byte for ten minutes: stalled again
     assert watch.tick() == ["Gauss"] and len(alerts) == 2
     assert alerts[1][2] == "Gauss stalled: working with no output for 10m on: Port the parser"
+
+
+def test_a_worker_waiting_for_its_judge_is_not_stalled() -> None:
+    """Claimed done or being judged: the judge is slow, not the worker; a task sent back
+    (incomplete), pending or in progress is the worker's to do."""
+    now = [10_000.0]
+    statuses = ["claimed-done", "judging", "incomplete", "pending", "in-progress"]
+    agents = [_Agent(f"W{i}", AgentState.IDLE) for i in range(len(statuses))]
+    pairs = zip(agents, statuses, strict=True)
+    board = _Board([_Task(a.name, "Port the parser", s) for a, s in pairs])
+    alerts: list[tuple[str, str, str]] = []
+    spec = NotifySpec(stall_after="10m")
+    watch = StallWatch(
+        lambda: agents,
+        board,
+        lambda: spec,  # type: ignore[arg-type]
+        _Listener,  # type: ignore[arg-type]
+        lambda *a: alerts.append(a),  # type: ignore[arg-type]
+        clock=lambda: now[0],
+    )
+    assert watch.tick() == ["W2", "W3", "W4"]
+    assert [a.name for a in agents if a.stalled] == ["W2", "W3", "W4"]

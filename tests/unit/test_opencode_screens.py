@@ -47,7 +47,7 @@ def read(name: str) -> Reading:
                                "Shell command: touch made-by-agent.txt", None,
                                (("1", "Allow once"), ("2", "Allow always"), ("3", "Reject")))),
         ("always-allow", Reading(AgentState.NEEDS_PERMISSION, None, "Always allow: touch *",
-                                 None, (("1", "Confirm"), ("2", "Cancel")))),
+                                 None, (("1", "Confirm: allow always"), ("2", "Cancel")))),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:

@@ -1,0 +1,200 @@
+"""The fleet's links to its hosts: each brought up (its agents' windows created or re-attached,
+every pane read), its control client's events followed, and a link that drops reconnected
+with backoff and every pane resynced while the others go on.
+
+What a link's change of state means for the fleet (alerts, agents unreachable, the journal
+when the fleet's tmux is gone) is the engine's: it is told through `LinkOwner`
+(fleet/ports.py), so this module never imports the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shlex
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from swarm_tui.config.hosts import LOCAL
+from swarm_tui.errors import SwarmError
+from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.link import HostLink
+from swarm_tui.fleet.ports import LinkOwner
+from swarm_tui.fleet.screens import ScreenReader
+from swarm_tui.fleet.sizes import WindowSizer
+from swarm_tui.hosts.base import Host, LaunchContext
+from swarm_tui.tmux.client import ControlClient
+from swarm_tui.tmux.commands import quote
+from swarm_tui.tmux.protocol import Event, Exit, Output, Pause, SubscriptionChanged, WindowClose
+
+BACKOFF_MAX = 5.0  # seconds: reconnects try at least this often
+DEAD_SUB = "swarm-dead"
+
+Spawn = Callable[[Coroutine[Any, Any, None], str], None]  # a task the engine keeps and stops
+
+
+def launch_line(agent: Agent, ctx: LaunchContext) -> str:
+    """The shell line that starts an agent's CLI in its window. `swarm` goes first on PATH,
+    so the agent can message the fleet from its own shell. Agents do not get $TMUX: with it,
+    `tmux send-keys` would type into another agent with no journal row and no sender."""
+    return (f"unset TMUX TMUX_PANE; PATH={shlex.quote(ctx.bin_dir)}:\"$PATH\"; export PATH; "
+            + agent.adapter.launch(agent.spec, ctx))
+
+
+async def list_windows(control: ControlClient, session: str
+                       ) -> dict[str, tuple[str, str, bool]]:
+    """agent name -> (window, pane, whether its pane is dead), for the session's windows."""
+    # '|' separates fields: tmux shows a control client a tab as '_' (seen over SSH),
+    # and no agent name, window or pane id contains '|'
+    reply = await control.run(
+        f"list-windows -t ={session} -F "
+        + quote("#{window_id}|#{pane_id}|#{pane_dead}|#{@swarm_agent}"))
+    found = {}
+    for line in reply.text().splitlines():
+        parts = line.split("|")
+        if len(parts) == 4 and parts[3]:
+            found[parts[3]] = (parts[0], parts[1], parts[2] == "1")
+    return found
+
+
+class HostLinks:
+    """Brings the fleet's hosts up, follows their events, and reconnects those that drop."""
+
+    def __init__(self, links: dict[str, HostLink], owner: LinkOwner, screens: ScreenReader,
+                 sizer: WindowSizer, spawn: Spawn):
+        self.links = links
+        self._owner = owner
+        self._screens = screens
+        self._sizer = sizer
+        self._spawn = spawn
+        self.stopping = False  # the fleet stops watching: a link that ends is not retried
+
+    async def start(self) -> None:
+        """Bring every host up at once; a remote host that fails keeps retrying in the
+        background while the rest work. A local failure (tmux missing) raises."""
+        results = await asyncio.gather(*(self.bring_up(link) for link in self.links.values()),
+                                       return_exceptions=True)
+        for link, result in zip(self.links.values(), results, strict=True):
+            if isinstance(result, BaseException):
+                if link.name == LOCAL or not isinstance(result, SwarmError):
+                    raise result
+                self._owner.link_state(link, False, str(result))
+                self._spawn(self.reconnect(link), f"reconnect-{link.name}")
+
+    async def bring_up(self, link: HostLink) -> None:
+        """Connect a host, create or re-attach its agents' windows, read every pane."""
+        owner, screens = self._owner, self._screens
+        host = link.host
+        await host.connect()
+        await host.ensure_session(str(owner.loaded.path.parent.resolve())
+                                  if link.name == LOCAL else "")
+        control = await host.open_control(lambda event: self.on_event(link, event))
+        await control.run(f"refresh-client -B {quote(DEAD_SUB + ':%*:#{pane_dead}')}")
+        existing = await list_windows(control, host.session)
+        link.by_pane.clear()
+        link.control = control
+        for agent in owner.agents.values():
+            if agent.spec.host != link.name:
+                continue
+            if agent.name in existing:
+                agent.window, agent.pane, dead = existing[agent.name]
+                agent.tracker.pane_died(dead)
+            else:
+                await self._new_window(control, host, agent)
+                agent.tracker.pane_died(False)
+                if agent.name not in owner.created:
+                    owner.created.append(agent.name)
+            screens.mark(agent)
+            link.by_pane[agent.pane] = agent
+        link.attempts = 0
+        link.set_state(True)  # connected: the first round of captures reads every pane
+        self._sizer.forget(link)  # its windows are as tmux made them
+        await screens.refresh(list(link.by_pane.values()))
+        owner.link_state(link, True, "")
+        for agent in link.by_pane.values():
+            agent.changed.set()  # queued messages may go now
+        screens.wake.set()
+
+    async def create_window(self, link: HostLink, agent: Agent) -> bool:
+        """A window for an agent added while the fleet runs (live reload); one that left the
+        layout earlier and comes back gets its old window, still running, back."""
+        assert link.control is not None
+        existing = await list_windows(link.control, link.host.session)
+        created = agent.name not in existing
+        if not created:
+            agent.window, agent.pane, dead = existing[agent.name]
+            agent.tracker.pane_died(dead)
+        else:
+            await self._new_window(link.control, link.host, agent)
+            self._owner.created.append(agent.name)
+        link.by_pane[agent.pane] = agent
+        self._screens.mark(agent)
+        return created
+
+    async def _new_window(self, control: ControlClient, host: Host, agent: Agent) -> None:
+        spec = agent.spec
+        ctx = host.launch_context()
+        env = " ".join(f"-e {quote(f'{k}={v}')}"
+                       for k, v in self._owner.agent_env(agent, host).items())
+        cwd = f"-c {quote(spec.cwd)}" if spec.cwd else ""
+        command = launch_line(agent, ctx)
+        reply = await control.run(
+            f"new-window -d -P -F {quote('#{window_id} #{pane_id}')} -t ={host.session}: "
+            f"-n {quote(spec.name)} {cwd} {env} {quote(command)}")
+        agent.window, agent.pane = reply.text().split()
+        await control.run(f"set-option -w -t {agent.window} @swarm_agent {quote(spec.name)}")
+
+    def on_event(self, link: HostLink, event: Event) -> None:
+        """One event of a host's control client: output marks its pane to be read again."""
+        screens = self._screens
+        if isinstance(event, Output):
+            agent = link.by_pane.get(event.pane)
+            if agent is not None:
+                agent.tracker.output(time.monotonic())
+                agent.last_output_wall = time.time()
+                screens.mark(agent)
+        elif isinstance(event, Pause):
+            agent = link.by_pane.get(event.pane)
+            if agent is not None:
+                agent.paused = True
+                screens.mark(agent)
+        elif isinstance(event, SubscriptionChanged) and event.name == DEAD_SUB:
+            agent = link.by_pane.get(event.pane)
+            if agent is not None:
+                agent.tracker.pane_died(event.value.strip() == "1")
+                screens.mark(agent)
+        elif isinstance(event, WindowClose):
+            for agent in list(link.by_pane.values()):
+                if agent.window == event.window:
+                    agent.tracker.pane_died(True)
+                    link.by_pane.pop(agent.pane, None)
+                    agent.pane = ""
+                    screens.wake.set()
+        elif isinstance(event, Exit) and link.connected and link.control is not None \
+                and link.control.closed.is_set():
+            reason = event.reason or "tmux control client exited"
+            if self.stopping:
+                link.set_state(False, reason)
+            else:
+                self._owner.link_state(link, False, reason)
+                self._spawn(self.reconnect(link), f"reconnect-{link.name}")
+
+    async def reconnect(self, link: HostLink) -> None:
+        """Bring a dropped host back with jittered backoff, then resync every pane. A local
+        server whose session is gone means the fleet was stopped: end it."""
+        delay = 0.2
+        while not self.stopping:
+            link.attempts += 1
+            try:
+                if link.name == LOCAL and not await link.host.session_exists():
+                    self._owner.tmux_lost()
+                    return
+                await self.bring_up(link)
+                return
+            except (SwarmError, OSError) as exc:
+                detail = str(exc)
+                if detail != link.detail:
+                    self._owner.link_state(link, False, detail)
+            await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+            delay = min(delay * 2, BACKOFF_MAX)
