@@ -119,6 +119,9 @@ class Sidebar(ScrollView, can_focus=False):
         self._strips: dict[tuple[object, ...], Strip] = {}
         self._kept_in_view: str | None = None
         self._colours: tuple[str, dict[str, str]] | None = None
+        # rows as built, by what they show: the sidebar is rebuilt every second for its
+        # clocks, and most rows (a fleet at rest) show what they showed a second ago
+        self._made: dict[tuple[object, ...], Text] = {}
 
     def show(self, agents: list[AgentView], selected: str | None, marked: set[str],
              visible: set[str], links: dict[str, HostView],
@@ -145,11 +148,13 @@ class Sidebar(ScrollView, can_focus=False):
                     header = host_line(link, width, now).split("\n")
                     lines += header
                     rows += [""] * len(header)
-                lines.append(self._agent_line(
+                lines.append(self._row(
                     agent, agent.name == selected, agent.name in marked, agent.name in visible,
                     width, now, (oldest or {}).get(agent.name), colours, words))
                 focus = sidebar_note(agent) if asking(agent) else agent.focus or "—"
-                lines.append(Text(f"   {focus}"[:width], style="italic grey62", no_wrap=True))
+                lines.append(self._made.get(("focus", focus, width)) or self._keep(
+                    ("focus", focus, width),
+                    Text(f"   {focus}"[:width], style="italic grey62", no_wrap=True)))
                 rows += [agent.name, agent.name]
                 note = (notes or {}).get(agent.name)
                 if note:
@@ -208,6 +213,23 @@ class Sidebar(ScrollView, can_focus=False):
             strip = Strip(segments).crop_extend(0, width, None).apply_style(under)
             self._strips[key] = strip
         return strip
+
+    def _keep(self, key: tuple[object, ...], line: Text) -> Text:
+        if len(self._made) > 8 * len(self._lines) + 256:
+            self._made.clear()  # rows long gone (clocks moved on)
+        self._made[key] = line
+        return line
+
+    def _row(self, agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,
+             now: float, oldest: float | None, colours: dict[str, str], words: int) -> Text:
+        """The agent's first row, built once for what it shows."""
+        key = (agent.name, agent.state, right_part(agent, now, oldest, words), selected,
+               marked, visible, width, id(colours))
+        made = self._made.get(key)
+        if made is None:
+            made = self._keep(key, self._agent_line(agent, selected, marked, visible, width,
+                                                    now, oldest, colours, words))
+        return made
 
     @staticmethod
     def _agent_line(agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,

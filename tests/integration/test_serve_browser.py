@@ -67,8 +67,10 @@ async def test_the_view_in_a_browser_takes_a_message_to_the_agent(sandbox: Sandb
                                "the browser's view to attach to the engine")
         await browser.click(700, 450)
         await browser.key("i", text="i", vk=73)  # prompt the selected agent (Ada)
-        await async_wait_until(lambda: b"Message" in browser.frames or b"message" in
-                               browser.frames, 10, "the prompt to open")
+        # the prompt's own line, not a word the footer shows too ("m Messages")
+        await async_wait_until(lambda: b"next target" in browser.frames, 10,
+                               "the prompt to open",
+                               lambda: bytes(browser.frames[-2000:]).decode(errors="replace"))
         await browser.type("hello from the browser")
         await browser.key("Enter", text="\r", vk=13)
         await async_wait_until(lambda: sandbox.received("Ada") == ["hello from the browser"],
