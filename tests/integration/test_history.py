@@ -111,16 +111,8 @@ async def history_of(sock: Path, name: str, until_text: str, lines: int = 10_000
         last[0] = (await client.history(name, lines)).lines
         return any(until_text in line for line in last[0])
 
-    async def poll() -> None:
-        while not await read():
-            await asyncio.sleep(0.05)
-
-    try:
-        await asyncio.wait_for(poll(), 20)
-    except TimeoutError:
-        raise AssertionError(
-            f"{until_text!r} never showed in {name}'s history; last: {last[0][-5:]}"
-        ) from None
+    await async_wait_until(read, 20, f"{until_text!r} in {name}'s history",
+                           lambda: f"last: {last[0][-5:]}")
     return last[0]
 
 

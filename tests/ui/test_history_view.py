@@ -20,6 +20,7 @@ from textual.widgets import Input
 
 from swarm_tui.protocol.client import Refused
 from swarm_tui.protocol.models import HistoryView
+from swarm_tui.testing import async_wait_until
 from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.history import CURRENT, MATCH, MAX_WIDTH, HistoryLog, HistoryScreen, find
 from swarm_tui.ui.prompt import FocusScreen
@@ -55,14 +56,8 @@ async def printing(tmp_path: Path, swarm_home: Path) -> AsyncIterator[Live]:
             view = await live.client.history("Printer")
             return any("END of Printer" in ln for ln in view.lines)
 
-        async def poll() -> None:  # the printer runs on its own clock
-            while not await printed():
-                await asyncio.sleep(0.05)
-
-        try:
-            await asyncio.wait_for(poll(), 20)
-        except TimeoutError:
-            raise AssertionError("the printer never finished printing") from None
+        # the printer runs on its own clock
+        await async_wait_until(printed, 20, "the printer to finish printing")
         yield live
     finally:
         await stop_live(live)
