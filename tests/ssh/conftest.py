@@ -7,11 +7,33 @@ import secrets
 import shutil
 import subprocess
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 
+from swarm_tui.config.layout import load_layout
+from swarm_tui.fleet.engine import Fleet
+from swarm_tui.fleet.server import FleetServer
+from swarm_tui.fleet.store import Store
+from swarm_tui.paths import socket_path
 from swarm_tui.testing.ssh_server import SSHCluster
+
+
+@asynccontextmanager
+async def serving(layout: Path, home: Path) -> AsyncIterator[Fleet]:
+    """The layout's fleet started in this process, its socket served; stopped after."""
+    store = Store(home / "ssh.sqlite3")
+    fleet = Fleet(load_layout(layout), store)
+    server = FleetServer(fleet, socket_path(fleet.name))
+    await server.start()
+    await fleet.start()
+    try:
+        yield fleet
+    finally:
+        await server.stop()
+        await fleet.down()
+        store.close()
 
 
 @pytest.fixture

@@ -11,11 +11,10 @@ import pytest
 from swarm_tui.agents.base import AgentState
 from swarm_tui.config.layout import load_layout
 from swarm_tui.fleet.engine import Fleet
-from swarm_tui.fleet.server import FleetServer
 from swarm_tui.fleet.store import Store
-from swarm_tui.paths import socket_path
 from swarm_tui.testing.ssh_server import SSHCluster
 from swarm_tui.testing.waiting import async_wait_until
+from tests.ssh.conftest import serving
 
 FAST = ('["--work", "0.3", "--startup", "0.2", "--permission-rate", "0", '
         '"--give-up-rate", "0", "--quiet-rate", "0"]')
@@ -49,18 +48,8 @@ def layout(tmp: Path, hosts: list[str]) -> Path:
 async def fleet(cluster: SSHCluster, home: Path, tmp_path: Path) -> AsyncIterator[Fleet]:
     await cluster.add("n1")
     await cluster.add("n2")
-    loaded = load_layout(layout(tmp_path, ["n1", "n2"]))
-    store = Store(home / "ssh.sqlite3")
-    f = Fleet(loaded, store)
-    server = FleetServer(f, socket_path(f.name))
-    await server.start()
-    await f.start()
-    try:
+    async with serving(layout(tmp_path, ["n1", "n2"]), home) as f:
         yield f
-    finally:
-        await server.stop()
-        await f.down()
-        store.close()
 
 
 async def test_agents_on_nodes_come_up_in_one_fleet(fleet: Fleet, tmp_path: Path) -> None:

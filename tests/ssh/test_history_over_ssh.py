@@ -10,14 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from swarm_tui.config.layout import load_layout
 from swarm_tui.fleet.engine import Fleet
-from swarm_tui.fleet.server import FleetServer
-from swarm_tui.fleet.store import Store
 from swarm_tui.paths import socket_path
 from swarm_tui.protocol.client import FleetClient, Refused
 from swarm_tui.testing.ssh_server import SSHCluster
 from swarm_tui.testing.waiting import async_wait_until
+from tests.ssh.conftest import serving
 
 ARGS = (
     '["--scrollback", "--backlog", "300", "--startup", "0.2", "--permission-rate", "0", '
@@ -33,17 +31,8 @@ async def fleet(cluster: SSHCluster, home: Path, tmp_path: Path) -> AsyncIterato
         'name = "ssh"\n[hosts.n1]\nssh = "n1"\n'
         f'[[agents]]\nname = "Far"\nhost = "n1"\ncli = "mock"\nargs = {ARGS}\n'
     )
-    store = Store(home / "ssh.sqlite3")
-    f = Fleet(load_layout(path), store)
-    server = FleetServer(f, socket_path(f.name))
-    await server.start()
-    await f.start()
-    try:
+    async with serving(path, home) as f:
         yield f
-    finally:
-        await server.stop()
-        await f.down()
-        store.close()
 
 
 async def test_history_of_an_agent_on_a_node_comes_down_the_control_channel(

@@ -16,13 +16,10 @@ from pathlib import Path
 import pytest
 
 from swarm_tui.agents.base import AgentState
-from swarm_tui.config.layout import load_layout
 from swarm_tui.fleet.engine import Fleet
-from swarm_tui.fleet.server import FleetServer
-from swarm_tui.fleet.store import Store
-from swarm_tui.paths import socket_path
 from swarm_tui.testing import netns
 from swarm_tui.testing.waiting import async_wait_until
+from tests.ssh.conftest import serving
 from tests.ssh.test_cluster import FAST, until
 
 
@@ -62,17 +59,8 @@ async def fleet(nodes: netns.NetnsCluster, home: Path, tmp_path: Path) -> AsyncI
         'command = "bash --norc --noprofile"\n'
         f'[[groups]]\nhosts = ["node[1-3]"]\nper_host = 8\nargs = {FAST}\n'
         f'env = {{ SWARM_MOCK_LOG = "{log}" }}\n')
-    store = Store(home / "ssh.sqlite3")
-    f = Fleet(load_layout(layout), store)
-    server = FleetServer(f, socket_path(f.name))
-    await server.start()
-    await f.start()
-    try:
+    async with serving(layout, home) as f:
         yield f
-    finally:
-        await server.stop()
-        await f.down()
-        store.close()
 
 
 def on(fleet: Fleet, host: str) -> list[str]:
