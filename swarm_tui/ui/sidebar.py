@@ -223,24 +223,22 @@ class Sidebar(ScrollView, can_focus=False):
     def _row(self, agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,
              now: float, oldest: float | None, colours: dict[str, str], words: int) -> Text:
         """The agent's first row, built once for what it shows."""
-        key = (agent.name, agent.state, right_part(agent, now, oldest, words), selected,
-               marked, visible, width, id(colours))
+        right = right_part(agent, now, oldest, words)
+        key = (agent.name, agent.state, right, selected, marked, visible, width, id(colours))
         made = self._made.get(key)
         if made is None:
             made = self._keep(key, self._agent_line(agent, selected, marked, visible, width,
-                                                    now, oldest, colours, words))
+                                                    right, colours))
         return made
 
     @staticmethod
     def _agent_line(agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,
-                    now: float, oldest: float | None, colours: dict[str, str],
-                    words: int = FULL) -> Text:
+                    right: str, colours: dict[str, str]) -> Text:
         state = agent.state
         style = colours.get(state, "")
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("▶" if selected else ("✓" if marked else " "), style="bold cyan")
         line.append(f"{STATE_MARKS.get(state, '·')} ", style=style)
-        right = right_part(agent, now, oldest, words)
         room = max(MIN_NAME, width - len(right) - 4)
         name = agent.name if len(agent.name) <= room else agent.name[: room - 1] + "…"
         line.append(name, style="bold reverse" if selected else ("bold" if visible else ""))
