@@ -22,6 +22,7 @@ from swarm_tui.protocol.models import (
     VERSION,
     AgentChanged,
     AgentView,
+    DiffView,
     Ended,
     GrepView,
     HistoryView,
@@ -407,6 +408,19 @@ class FleetClient:
         """The agent's tmux history as it is now, oldest line first (its screen last)."""
         reply = await self.request({"op": "history", "agent": name, "lines": lines})
         return HistoryView.model_validate(reply)
+
+    async def diff(self, name: str) -> DiffView:
+        """The agent's change in its worktree against its base, read now."""
+        reply = await self.request({"op": "diff", "agent": name}, timeout=60)
+        return DiffView.model_validate(reply["diff"])
+
+    async def merge(self, name: str, into: str = "", squash: bool = False,
+                    force: bool = False) -> str:
+        """Merge the agent's branch into its base (or `into`); returns what was done, in
+        one line. Refused (raises) on conflicts, a dirty base checkout or an open task."""
+        reply = await self.request({"op": "merge", "agent": name, "into": into,
+                                    "squash": squash, "force": force}, timeout=120)
+        return str(reply["done"])
 
     async def grep(self, pattern: str, agent: str | None = None, context: int = 0,
                    ignore_case: bool = False) -> GrepView:

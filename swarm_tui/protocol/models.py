@@ -27,6 +27,19 @@ class _View(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
 
+class ChangeView(_View):
+    """The size of an agent's change in its worktree against its base (committed and not),
+    as read when the agent last went idle."""
+
+    added: int = 0
+    deleted: int = 0
+    files: int = 0
+    branch: str = ""
+    base: str = ""
+    conflicts: bool | None = None  # its branch conflicts with the base; None: not known
+    error: str = ""  # why it could not be read ("" when it was)
+
+
 class AgentView(_View):
     name: str
     role: str
@@ -45,6 +58,7 @@ class AgentView(_View):
     state_since: float | None = None  # wall time the current state began
     window: str = ""
     stalled: str = ""  # why the engine counts it as stalled ([notify] stall_after), or ""
+    changes: ChangeView | None = None  # its worktree's change (None: it has no worktree)
 
 
 class SkillView(_View):
@@ -149,6 +163,38 @@ class GrepView(_View):
     matches: int
     truncated: bool = False  # the search stopped at its bound of matches (or bytes)
     skipped: list[str] = Field(default_factory=list)  # agents not searched, one line each
+
+
+class DiffFileView(_View):
+    """One changed file: `part` says whether the change is committed on the agent's branch
+    or still in its working tree (untracked files are uncommitted, `untracked` set)."""
+
+    path: str
+    old_path: str = ""  # a rename's or copy's old name
+    added: int = 0
+    deleted: int = 0
+    binary: bool = False
+    part: Literal["committed", "uncommitted"] = "committed"
+    untracked: bool = False
+
+
+class DiffView(_View):
+    """An agent's change in its worktree against its base: the files with their counts,
+    then the patches (git's unified diff): commits on its branch since it left the base,
+    and what is not committed yet (new files included)."""
+
+    agent: str
+    host: str = "local"
+    worktree: str  # its path on the agent's host
+    branch: str
+    base: str
+    merge_base: str = ""  # the commit the branch left the base at
+    commits: list[str] = Field(default_factory=list)  # "<short id> <subject>", newest first
+    files: list[DiffFileView] = Field(default_factory=list)
+    committed: str = ""  # unified diff merge-base..HEAD
+    uncommitted: str = ""  # unified diff HEAD..working tree, untracked files as new ones
+    trimmed: str = ""  # what the size bound left out, in words ("" when nothing)
+    conflicts: list[str] | None = None  # files that conflict with the base; None: unknown
 
 
 class Work(_View):

@@ -150,6 +150,25 @@ class Grep(_Req):
     ignore_case: bool = False
 
 
+class Diff(_Req):
+    """An agent's change in its worktree against its base."""
+
+    op: Literal["diff"]
+    agent: str
+    stat: bool = False  # the files and counts only, no patches
+
+
+class Merge(_Req):
+    """Merge an agent's branch into its base (or `into`): refused on conflicts, a dirty base
+    checkout, or a task not complete (unless `force`)."""
+
+    op: Literal["merge"]
+    agent: str
+    into: str = ""
+    squash: bool = False
+    force: bool = False
+
+
 class Answer(_Req):
     """Answer an agent's permission dialog, as a human: "yes", "no" or an option's number.
     `question` and `options` are the dialog the human saw: one that asks something else
@@ -164,7 +183,7 @@ class Answer(_Req):
 
 AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Stop | Hook | Fresh | AddTask | Done
               | Judge | Tasks | Remind | Skills | Save | SaveTarget | AttachArgv
-              | Answer | History | Grep)
+              | Answer | History | Grep | Diff | Merge)
 _requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,
                                                            Field(discriminator="op")])
 
