@@ -29,6 +29,7 @@ from swarm_tui.client import (
     request,
 )
 from swarm_tui.errors import SwarmError
+from swarm_tui.gitverbs import add_verbs, cmd_diff, cmd_merge
 from swarm_tui.up import owner_pid, up, watch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
 
     down = sub.add_parser("down", help="stop every agent of a fleet")
     down.add_argument("layout")
+    down.add_argument("--clean", action="store_true", help="then remove the agents' "
+                      "worktrees whose branches are merged into their base (the rest are "
+                      "kept and listed)")
+
+    add_verbs(sub)
 
     add_client_verbs(sub)
 
@@ -249,6 +255,7 @@ def cmd_logs(args: argparse.Namespace) -> int:
 
 def cmd_down(args: argparse.Namespace) -> int:
     from swarm_tui.config.layout import load_layout, resolve_layout
+    from swarm_tui.fleet.worktrees import clean
     from swarm_tui.hosts.registry import make_hosts
 
     loaded = load_layout(resolve_layout(args.layout))
@@ -263,12 +270,18 @@ def cmd_down(args: argparse.Namespace) -> int:
             pass  # no owner running: nothing to tell
     hosts = make_hosts(loaded)
 
+    specs = loaded.agents()
+    cleaned: list[str] = []
+
     async def down() -> list[str]:
         async def one(host: Any) -> str:
             try:
                 await host.connect()
                 existed = await host.session_exists()
                 await host.kill_server()
+                if args.clean:
+                    cleaned.extend(await clean(host, loaded.fleet,
+                                               [s for s in specs if s.host == host.name]))
                 return f"{host.name}: stopped" if existed else f"{host.name}: was not running"
             except SwarmError as exc:
                 return f"{host.name}: {exc}"
@@ -281,6 +294,11 @@ def cmd_down(args: argparse.Namespace) -> int:
     failed = [ln for ln in lines if not ln.endswith(("stopped", "was not running"))]
     for line in lines:
         print(f"swarm: fleet {loaded.fleet!r} on {line}")
+    for line in cleaned:
+        print(f"swarm: {line}")
+    if not args.clean and any(s.worktree for s in specs):
+        print("swarm: the agents' worktrees are kept (`swarm down --clean` removes those "
+              "whose branches are merged)")
     if failed:
         return 1  # agents still run there: what is queued for them may yet be delivered
     settled = _settle_journal(loaded.fleet)
@@ -447,7 +465,7 @@ VERBS = {
     "demo": cmd_demo, "up": cmd_up, "down": cmd_down, "attach": cmd_attach,
     "doctor": cmd_doctor, "schema": cmd_schema, "layouts": cmd_layouts, "ui": cmd_ui,
     "ps": cmd_ps, "stop": cmd_stop, "logs": cmd_logs, "serve": cmd_serve,
-    "answer": cmd_answer,
+    "answer": cmd_answer, "diff": cmd_diff, "merge": cmd_merge,
 }
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from swarm_tui.config.hosts import HOST_NAME, LOCAL, HostSpec, expand_range
 from swarm_tui.config.names import POOLS, pool
 from swarm_tui.config.notify import NotifySpec
+from swarm_tui.config.toml_lines import line_numbers, line_of
 from swarm_tui.config.work import ReminderSpec, TaskSpec
 from swarm_tui.errors import ConfigError
 
@@ -32,10 +33,17 @@ class _Strict(BaseModel):
 
 # what an agent may do to the fleet or to other agents beyond messaging them; by default an
 # agent changes only its own focus and tasks and cannot stop the fleet
-Permission = Literal["down", "stop", "focus", "tasks"]
+Permission = Literal["down", "stop", "focus", "tasks", "merge"]
 MAY = ("What this agent may do beyond its own affairs: 'down' (stop the fleet), 'stop' (stop "
        "the engine, agents keep running), 'focus' (set "
-       "other agents' focus labels), 'tasks' (give other agents tasks, e.g. a planner)")
+       "other agents' focus labels), 'tasks' (give other agents tasks, e.g. a planner), "
+       "'merge' (merge agents' worktree branches into their base)")
+WORKTREE = ("Run the agent in a git worktree of its own, on branch swarm/<fleet>/<agent> "
+            "made from `base` in `repo` (on the agent's host)")
+REPO = "The git repository its worktree branches from (relative to the layout file)."
+BASE = "The branch (or commit) its worktree starts from; empty: the repo's current branch."
+JUDGE_DIFF = ("Characters of the agent's diff a judge's review prompt carries (the rest is "
+              "left out, and said so); 0: the file list only.")
 TALKS_TO = ("Agents (by name) and roles this agent may message with `swarm send`; unset: "
             "every agent. The human and swarm itself can always message it.")
 
@@ -52,9 +60,22 @@ class AgentDefaults(_Strict):
                          "for other CLIs, the executable's words in place of its usual name.")
     may: list[Permission] = Field(default_factory=list, description=MAY)
     talks_to: list[str] | None = Field(None, description=TALKS_TO)
+    worktree: bool = Field(False, description=WORKTREE)
+    repo: str = Field("", description=REPO)
+    base: str = Field("", description=BASE)
+    judge_diff: int = Field(20_000, ge=0, le=2_000_000, description=JUDGE_DIFF)
 
 
-class AgentSpec(_Strict):
+class Changes(_Strict):
+    """Worktree fields as an agent or a group states them (unset: the defaults')."""
+
+    worktree: bool | None = Field(None, description=WORKTREE)
+    repo: str | None = Field(None, description=REPO)
+    base: str | None = Field(None, description=BASE)
+    judge_diff: int | None = Field(None, ge=0, le=2_000_000, description=JUDGE_DIFF)
+
+
+class AgentSpec(Changes):
     """One agent: a named CLI session in its own tmux window."""
 
     name: str = Field(description="Unique name, e.g. Gauss; shown in the sidebar, used by send.")
@@ -98,7 +119,7 @@ class AgentSpec(_Strict):
         return v
 
 
-class GroupSpec(_Strict):
+class GroupSpec(Changes):
     """Many agents at once: `per_host` agents on each of `hosts`, named from a pool."""
 
     hosts: list[str] = Field(description="Host keys (or ranges such as node[01-16]).")
@@ -148,6 +169,10 @@ class ResolvedAgent(_Strict):
     tasks: tuple[TaskSpec, ...] = ()
     may: tuple[Permission, ...] = ()
     talks_to: tuple[str, ...] | None = None  # names and roles; None: everyone
+    worktree: bool = False
+    repo: str = ""  # absolute for a local agent, as written for a remote one
+    base: str = ""
+    judge_diff: int = 20_000
 
 
 Loc = tuple[str | int, ...]
@@ -183,6 +208,21 @@ def _table(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _inherit(own: dict[str, Any], defaults: dict[str, Any], key: str, empty: object) -> Any:
+    value = own.get(key)
+    return defaults.get(key, empty) if value is None else value
+
+
+def _worktree_problems(where: Loc, own: dict[str, Any], defaults: dict[str, Any]
+                       ) -> list[Problem]:
+    """`worktree = true` needs the repository it branches from."""
+    if _inherit(own, defaults, "worktree", False) is True \
+            and not _inherit(own, defaults, "repo", ""):
+        return [((*where, "repo"), "worktree = true needs `repo`: the git repository the "
+                 "agent's worktree branches from (here or in [defaults])")]
+    return []
+
+
 def cross_problems(data: dict[str, Any]) -> list[Problem]:
     """Checks across fields (unique names, known hosts, a command for generic agents) on a
     layout's raw data: they run even when some fields are wrong, so one pass shows all."""
@@ -207,6 +247,7 @@ def cross_problems(data: dict[str, Any]) -> list[Problem]:
         if (agent.get("cli") or defaults.get("cli")) == "generic" and not (
                 agent.get("command") or defaults.get("command")):
             problems.append((("agents", i, "command"), "cli 'generic' needs a command to run"))
+        problems += _worktree_problems(("agents", i), agent, defaults)
     for g, group in enumerate(groups if isinstance(groups, list) else []):
         if not isinstance(group, dict):
             continue
@@ -222,6 +263,7 @@ def cross_problems(data: dict[str, Any]) -> list[Problem]:
         if (group.get("cli") or defaults.get("cli")) == "generic" and not (
                 group.get("command") or defaults.get("command")):
             problems.append((("groups", g, "command"), "cli 'generic' needs a command to run"))
+        problems += _worktree_problems(("groups", g), group, defaults)
     return problems
 
 
@@ -348,6 +390,9 @@ class Layout(_Strict):
             if gpus:
                 env["CUDA_VISIBLE_DEVICES"] = gpus
             local = host == LOCAL
+            repo = a.repo if a.repo is not None else d.repo
+            if repo and local:
+                repo = str((base / repo).resolve())
             out.append(
                 ResolvedAgent(
                     name=name,
@@ -372,6 +417,10 @@ class Layout(_Strict):
                               else d.may),
                     talks_to=_talks_to(a.talks_to if isinstance(a, AgentSpec) and
                                        a.talks_to is not None else d.talks_to),
+                    worktree=a.worktree if a.worktree is not None else d.worktree,
+                    repo=repo,
+                    base=a.base if a.base is not None else d.base,
+                    judge_diff=a.judge_diff if a.judge_diff is not None else d.judge_diff,
                 )
             )
         return out
@@ -418,62 +467,6 @@ def _where(loc: Loc, data: dict[str, Any]) -> str:
     return _loc(loc)
 
 
-_KEY = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
-_DOTTED = rf"{_KEY}(?:\s*\.\s*{_KEY})*"
-_HEADER = re.compile(rf"^\s*(\[\[?)\s*({_DOTTED})\s*\]\]?")
-_ASSIGN = re.compile(rf"^\s*({_DOTTED})\s*=")
-
-
-def _key_parts(dotted: str) -> list[str]:
-    parts = re.findall(_KEY, dotted)
-    return [json.loads(p) if p.startswith('"') else p.strip("'") for p in parts]
-
-
-def line_numbers(text: str) -> dict[Loc, int]:
-    """Where each table and key of a TOML text starts (1-based), keyed like pydantic's
-    error locations: `[[agents]]` number 6, key `colour` is ("agents", 5, "colour")."""
-    index: dict[Loc, int] = {}
-    arrays: set[tuple[str, ...]] = set()  # paths (without indices) of arrays of tables
-    counts: dict[Loc, int] = {}
-    table: Loc = ()
-    multiline = ""
-    for n, line in enumerate(text.splitlines(), 1):
-        if multiline:
-            if line.count(multiline) % 2:
-                multiline = ""
-            continue
-        header = _HEADER.match(line)
-        assign = None if header else _ASSIGN.match(line)
-        if header:
-            parts = _key_parts(header.group(2))
-            loc: Loc = ()
-            for i, part in enumerate(parts):
-                loc += (part,)
-                last = i == len(parts) - 1
-                if last and header.group(1) == "[[":
-                    arrays.add(tuple(parts))
-                    counts[loc] = counts.get(loc, -1) + 1
-                    loc += (counts[loc],)
-                elif not last and tuple(parts[: i + 1]) in arrays:
-                    loc += (counts.get(loc, 0),)
-            table = loc
-            index.setdefault(table, n)
-        elif assign:
-            index.setdefault(table + tuple(_key_parts(assign.group(1))), n)
-            rest = line[assign.end():]
-            for quote in ('"""', "'''"):
-                if rest.count(quote) % 2:
-                    multiline = quote
-    return index
-
-
-def _line(loc: Loc, index: dict[Loc, int]) -> int | None:
-    for n in range(len(loc), 0, -1):
-        if loc[:n] in index:
-            return index[loc[:n]]
-    return None
-
-
 def _problems(path: Path, text: str, data: dict[str, Any], err: ValidationError) -> list[str]:
     found: list[Problem] = []
     checked = False  # did the layout's own cross-field check run (all fields valid)?
@@ -491,7 +484,7 @@ def _problems(path: Path, text: str, data: dict[str, Any], err: ValidationError)
     index = line_numbers(text)
     lines: list[tuple[int, str]] = []
     for loc, msg in found:
-        n = _line(loc, index)
+        n = line_of(loc, index)
         at = f"{path}:{n}" if n else f"{path}"
         lines.append((n or 1 << 30, f"{at}: {_where(loc, data)}: {msg}"))
     return [line for _, line in sorted(lines, key=lambda x: x[0])]

@@ -10,6 +10,7 @@ from swarm_tui.agents.base import Adapter, AgentState, Option, plain
 from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.fleet.store import Message
 from swarm_tui.fleet.tracker import StateTracker
+from swarm_tui.protocol.models import ChangeView
 
 
 @dataclass(eq=False)
@@ -33,6 +34,10 @@ class Agent:
     worked_at: float = 0.0  # wall time it last started working
     stalled: str = ""  # why it counts as stalled (fleet/stalls.py), "" when it does not
     asked: tuple[str, tuple[Option, ...]] = ("", ())  # the dialog the views last heard of
+    workdir: str = ""  # its git worktree on its host ("" without one; fleet/worktrees.py)
+    repo_prefix: str = ""  # where its `repo` is inside the repository ("sub/" or "")
+    base: str = ""  # the branch its worktree's branch is compared with and merged into
+    changes: ChangeView | None = None  # its worktree's change, as last read
 
     @property
     def name(self) -> str:
@@ -45,6 +50,19 @@ class Agent:
     @property
     def host(self) -> str:
         return self.spec.host
+
+    @property
+    def cwd(self) -> str:
+        """Where its CLI runs: its `cwd`, or in its worktree the same place relative to the
+        repository (the worktree's top when `cwd` is outside it)."""
+        spec = self.spec
+        if not self.workdir:
+            return spec.cwd
+        inside = self.workdir.rstrip("/") + "/" + self.repo_prefix
+        repo = spec.repo.rstrip("/")
+        if spec.cwd and repo and (spec.cwd == repo or spec.cwd.startswith(repo + "/")):
+            return (inside + spec.cwd[len(repo) + 1:]).rstrip("/")
+        return self.workdir
 
     @property
     def state(self) -> AgentState:
@@ -78,4 +96,5 @@ class Agent:
             "oldest_queued": self.oldest_queued,
             "window": self.window,
             "stalled": self.stalled,
+            "changes": self.changes.model_dump() if self.changes is not None else None,
         }

@@ -10,6 +10,7 @@ from swarm_tui.agents.base import command_line
 from swarm_tui.agents.registry import adapter_for
 from swarm_tui.config.layout import LoadedLayout, ResolvedAgent
 from swarm_tui.errors import SwarmError
+from swarm_tui.fleet.worktrees import prepare
 from swarm_tui.hosts.base import Host
 from swarm_tui.hosts.registry import make_hosts
 
@@ -48,7 +49,8 @@ def _probe(program: str, path: str) -> str:
     return f"{look} && echo y || echo n"
 
 
-async def check_host(host: Host, agents: list[ResolvedAgent]) -> HostReport:
+async def check_host(host: Host, agents: list[ResolvedAgent], fleet: str = ""
+                     ) -> HostReport:
     try:
         await host.connect()  # reachable, host key trusted, tmux present and new enough
         ctx = host.launch_context()
@@ -64,6 +66,12 @@ async def check_host(host: Host, agents: list[ResolvedAgent]) -> HostReport:
         missing = [p for p, ok in found.items() if not ok]
         clis = " ".join(f"{p}{'' if ok else ' MISSING'}" for p, ok in found.items())
         line = f"{tmux}; programs: {clis}; GPUs: {gpus}; agents: {len(agents)}"
+        if any(a.worktree for a in agents):
+            _, problems = await prepare(host, fleet, [a for a in agents if a.worktree],
+                                        create=False)
+            if problems:
+                return HostReport(host.name, False, f"{line} — " + "; ".join(problems))
+            line += f"; worktrees: {sum(a.worktree for a in agents)} ok"
         if missing:
             return HostReport(host.name, False,
                               f"{line} — install {', '.join(missing)} on {host.name}")
@@ -78,4 +86,5 @@ async def doctor(loaded: LoadedLayout) -> list[HostReport]:
     hosts = make_hosts(loaded)
     agents = loaded.agents()
     return list(await asyncio.gather(*(
-        check_host(h, [a for a in agents if a.host == key]) for key, h in hosts.items())))
+        check_host(h, [a for a in agents if a.host == key], loaded.fleet)
+        for key, h in hosts.items())))

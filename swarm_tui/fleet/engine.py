@@ -32,6 +32,7 @@ from swarm_tui.fleet.stalls import StallWatch
 from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
 from swarm_tui.fleet.tasks import TaskBoard
 from swarm_tui.fleet.tracker import StateTracker
+from swarm_tui.fleet.worktrees import Worktrees
 from swarm_tui.hosts.base import Host
 from swarm_tui.hosts.registry import make_hosts
 from swarm_tui.tmux.client import ControlClient
@@ -74,6 +75,9 @@ class Fleet:
         self.stalls = StallWatch(lambda: self.agents.values(), self.store,
                                  lambda: self.loaded.layout.notify, lambda: self.listener,
                                  self.notifier.alert)
+        self.worktrees = Worktrees(self.name, lambda agent: self.link_of(agent).host,
+                                   lambda agent: self.listener.agent_changed(agent),
+                                   lambda line: self.listener.notice(line))
         now = time.monotonic()
         for spec in loaded.agents():
             adapter = adapter_for(spec.cli)
@@ -153,6 +157,7 @@ class Fleet:
         self._tasks.clear()
         await self._injector.stop()
         await self.tasks.stop()
+        await self.worktrees.stop()
         for link in self.links.values():
             try:  # a link that died silently must not hold up the others
                 if link.control is not None:
@@ -270,6 +275,13 @@ class Fleet:
                 f"not typed{uncertain} (`swarm messages` lists them); `swarm up` starts it "
                 "anew")
 
+    async def prepare_worktrees(self, link: HostLink, create: bool,
+                                only: Agent | None = None) -> None:
+        """Check (or make) the worktrees of a host's agents before their windows."""
+        mine = [only] if only is not None else [
+            a for a in self.agents.values() if a.spec.host == link.name]
+        await self.worktrees.prepare(link.host, mine, create)
+
     def tmux_lost(self) -> None:
         """The local tmux server's session is gone: the fleet was stopped; end it."""
         self._end(self._lost_reason())
@@ -309,6 +321,9 @@ class Fleet:
         """The size of each shown agent's tile: its window is made that size."""
         self.sizer.want(sizes)
 
+    async def change_for_judge(self, agent: Agent) -> str:
+        return await self.worktrees.for_judge(agent)
+
     async def capture(self, agent: Agent) -> list[str]:
         """Re-read one agent's screen now; returns its plain lines."""
         return await self.screens.capture(agent)
@@ -345,6 +360,8 @@ class Fleet:
                                 f"{agent.name} needs you" + (f": {asks}" if asks else ""))
         elif agent.state is AgentState.EXITED:
             self.notifier.alert("exited", agent.name, f"{agent.name} exited")
+        if agent.state in (AgentState.IDLE, AgentState.EXITED):
+            self.worktrees.refresh(agent)  # its change as it left it (never polled)
         self.reminders.state_changed(agent, agent.state)
         self.tasks.state_changed(agent, old, agent.state)
 
@@ -427,7 +444,8 @@ class Fleet:
         command = launch_line(agent, link.host.launch_context())
         now = time.monotonic()
         agent.tracker = StateTracker(agent.adapter, started=now)
-        await control.run(f"respawn-pane -k -t {agent.pane} {quote(command)}")
+        cwd = f"-c {quote(agent.cwd)} " if agent.cwd else ""
+        await control.run(f"respawn-pane -k -t {agent.pane} {cwd}{quote(command)}")
         self.screens.mark(agent)
 
     def hook(self, name: str, payload: dict[str, object]) -> str | None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from swarm_tui.config.hosts import LOCAL
-from swarm_tui.errors import SwarmError
+from swarm_tui.errors import ConfigError, SwarmError
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.link import HostLink
 from swarm_tui.fleet.ports import LinkOwner
@@ -72,21 +72,40 @@ class HostLinks:
 
     async def start(self) -> None:
         """Bring every host up at once; a remote host that fails keeps retrying in the
-        background while the rest work. A local failure (tmux missing) raises."""
-        results = await asyncio.gather(*(self.bring_up(link) for link in self.links.values()),
+        background while the rest work. A local failure (tmux missing) raises, and so does
+        a worktree that cannot be made on any host reached: before any window is made."""
+        links = list(self.links.values())
+
+        async def reach(link: HostLink) -> None:
+            await link.host.connect()
+            await self._owner.prepare_worktrees(link, create=False)
+
+        reached = await asyncio.gather(*(reach(link) for link in links),
                                        return_exceptions=True)
-        for link, result in zip(self.links.values(), results, strict=True):
+        bad = [str(r) for r in reached if isinstance(r, ConfigError)]
+        if bad:
+            raise ConfigError("\n".join(bad))
+        results = [r if isinstance(r, BaseException) else None for r in reached]
+        up = [link for link, r in zip(links, results, strict=True) if r is None]
+        done = await asyncio.gather(*(self.bring_up(link, reached=True) for link in up),
+                                    return_exceptions=True)
+        for link, result in zip(up, done, strict=True):
+            results[links.index(link)] = result if isinstance(result, BaseException) else None
+        for link, result in zip(links, results, strict=True):
             if isinstance(result, BaseException):
                 if link.name == LOCAL or not isinstance(result, SwarmError):
                     raise result
                 self._owner.link_state(link, False, str(result))
                 self._spawn(self.reconnect(link), f"reconnect-{link.name}")
 
-    async def bring_up(self, link: HostLink) -> None:
-        """Connect a host, create or re-attach its agents' windows, read every pane."""
+    async def bring_up(self, link: HostLink, reached: bool = False) -> None:
+        """Connect a host (unless `reached`), make its agents' worktrees, create or
+        re-attach their windows, read every pane."""
         owner, screens = self._owner, self._screens
         host = link.host
-        await host.connect()
+        if not reached:
+            await host.connect()
+        await owner.prepare_worktrees(link, create=True)
         await host.ensure_session(str(owner.loaded.path.parent.resolve())
                                   if link.name == LOCAL else "")
         control = await host.open_control(lambda event: self.on_event(link, event))
@@ -126,6 +145,7 @@ class HostLinks:
             agent.window, agent.pane, dead = existing[agent.name]
             agent.tracker.pane_died(dead)
         else:
+            await self._owner.prepare_worktrees(link, create=True, only=agent)
             await self._new_window(link.control, link.host, agent)
             self._owner.created.append(agent.name)
         link.by_pane[agent.pane] = agent
@@ -137,7 +157,7 @@ class HostLinks:
         ctx = host.launch_context()
         env = " ".join(f"-e {quote(f'{k}={v}')}"
                        for k, v in self._owner.agent_env(agent, host).items())
-        cwd = f"-c {quote(spec.cwd)}" if spec.cwd else ""
+        cwd = f"-c {quote(agent.cwd)}" if agent.cwd else ""
         command = launch_line(agent, ctx)
         reply = await control.run(
             f"new-window -d -P -F {quote('#{window_id} #{pane_id}')} -t ={host.session}: "

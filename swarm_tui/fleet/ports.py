@@ -46,6 +46,9 @@ class TaskHost(Roster, Protocol):
 
     def link_of(self, agent: Agent) -> HostLink: ...
 
+    async def change_for_judge(self, agent: Agent) -> str:
+        """The agent's change in its worktree as a review prompt carries it."""
+
 
 class CurrentTask(Protocol):
     def current(self, agent: str) -> Task | None: ...
@@ -152,3 +155,8 @@ class LinkOwner(Protocol):
     def link_state(self, link: HostLink, up: bool, detail: str) -> None: ...
 
     def tmux_lost(self) -> None: ...
+
+    async def prepare_worktrees(self, link: HostLink, create: bool,
+                                only: Agent | None = None) -> None:
+        """Check (or make) the worktrees of the host's agents (or of `only`); raises
+        ConfigError, one line per problem."""

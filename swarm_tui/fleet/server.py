@@ -30,12 +30,14 @@ from swarm_tui.fleet.identity import peer_pid
 from swarm_tui.fleet.readonly import messages_reply, reminders_list, skills_reply, tasks_reply
 from swarm_tui.fleet.store import OPEN, NewTask
 from swarm_tui.fleet.watchers import Watchers
+from swarm_tui.fleet.worktrees import merge_refusal
 from swarm_tui.protocol.models import VERSION
 from swarm_tui.protocol.requests import (
     MAX_REQUEST,
     AddTask,
     Answer,
     AttachArgv,
+    Diff,
     Done,
     Down,
     Focus,
@@ -45,6 +47,7 @@ from swarm_tui.protocol.requests import (
     Hook,
     Judge,
     Ls,
+    Merge,
     Messages,
     Ping,
     Remind,
@@ -377,6 +380,21 @@ class FleetServer:
         if isinstance(req, AttachArgv):
             (agent,) = fleet.resolve([req.agent])
             return {"ok": True, "argv": fleet.attach_argv(agent.name)}
+        if isinstance(req, Diff):
+            (agent,) = fleet.resolve([req.agent])
+            if sender != "human" and agent.name != sender and not self._talks(sender, agent):
+                raise SwarmError(f"{sender} may not read {agent.name}'s diff (talks_to)")
+            view = await fleet.worktrees.read(agent, patches=not req.stat)
+            return {"ok": True, "diff": view.model_dump()}
+        if isinstance(req, Merge):
+            self._may(sender, "merge", None, "merge an agent's branch")
+            (agent,) = fleet.resolve([req.agent])
+            refusal = "" if req.force else merge_refusal(agent.name, fleet.store.tasks(agent.name))
+            if refusal:
+                raise SwarmError(refusal)
+            done = await fleet.worktrees.merge(agent, req.into, req.squash, req.force)
+            fleet.listener.notice(f"{agent.name}: {done}")
+            return {"ok": True, "done": done}
         if isinstance(req, History | Grep):  # who may read what: see fleet/history.py
             return await self.readers.answer(
                 fleet, req, lambda agent: agent.name == sender or self._talks(sender, agent))

@@ -301,6 +301,7 @@ class TaskBoard:
             "review": review, "agent": agent.name, "spec": task.spec,
             "verify": task.verify or "(none)",
             "verify_result": verify_result, "claim": claim,
+            "change": await self.fleet.change_for_judge(agent),
             "screen": "\n".join([ln.rstrip() for ln in agent.plain_screen()
                                   if ln.strip()][-40:])})
         judge = self.judge_for(task)
@@ -323,7 +324,7 @@ class TaskBoard:
 
     async def _verify(self, agent: Agent, task: Task) -> tuple[bool, str]:
         host = self.fleet.link_of(agent).host
-        cwd = agent.spec.cwd or "."
+        cwd = agent.cwd or "."
         rc, out = await host.shell(f"cd {shlex.quote(cwd)} && {task.verify}",
                                    timeout=task.verify_timeout)
         tail = "\n".join(out.strip().splitlines()[-15:])

@@ -94,9 +94,11 @@ class LocalHost:
         try:
             out, _ = await asyncio.wait_for(proc.communicate(), timeout)
         except TimeoutError:
-            proc.kill()
-            await proc.wait()
             return 124, f"timed out after {timeout:.0f} s"
+        finally:
+            if proc.returncode is None:  # timed out, or its caller left: it must not linger
+                proc.kill()
+                await asyncio.shield(proc.wait())
         return proc.returncode or 0, out.decode("utf-8", "replace")
 
     def argv(self, *args: str) -> list[str]:

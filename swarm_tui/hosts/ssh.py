@@ -236,7 +236,8 @@ class SSHHost:
         async with self._pool:
             try:
                 result = await asyncio.wait_for(
-                    self.conn.run(command, input=stdin, check=False, stderr=asyncssh.STDOUT),
+                    self.conn.run(command, input=stdin, check=False, stderr=asyncssh.STDOUT,
+                                  errors="replace"),
                     timeout)
             except TimeoutError:
                 return 124, f"timed out after {timeout:.0f} s"

@@ -1,6 +1,7 @@
 """What the view does to one agent or to the fleet through the engine: attach to an agent's
-window, fresh start, a new task, a review now, save the fleet as a layout (never over a file
-without asking); and which agents it shows: a filter, a jump to a name."""
+window, fresh start, a new task, a review now, its change in its worktree, save the fleet as
+a layout (never over a file without asking); and which agents it shows: a filter, a jump to
+a name."""
 
 from __future__ import annotations
 
@@ -13,8 +14,11 @@ from textual import events
 from textual.app import SuspendNotSupported
 
 from swarm_tui.protocol.client import FleetView
+from swarm_tui.protocol.models import DiffView
 from swarm_tui.ui.asking import answered_line, asking, shown_options
 from swarm_tui.ui.confirm import ConfirmScreen
+from swarm_tui.ui.diff import DiffScreen
+from swarm_tui.ui.diffparse import Anchor
 from swarm_tui.ui.history import WHEEL_LINES, HistoryScreen
 from swarm_tui.ui.judge import JudgePane
 from swarm_tui.ui.link import EngineLink
@@ -36,6 +40,8 @@ class AgentActions(EngineLink):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._answering: set[str] = set()  # agents an answer is on its way to
+        # per agent, the comments on its change not sent yet (kept when its diff closes)
+        self.reviews: dict[str, dict[Anchor, str]] = {}
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """y, n and 1-9 answer only a dialog in sight: not while the judge pane lies over
@@ -154,6 +160,24 @@ class AgentActions(EngineLink):
             self._ask(lambda: self.client.review(name),
                       lambda _: self.notify(f"review of {name}'s task started"),
                       severity="warning")
+
+    def action_diff(self) -> None:
+        """The selected agent's change in its worktree, read now, in its own view."""
+        name = self.current_name()
+        agent = self.view.agents.get(name) if name else None
+        if name is None or agent is None:
+            return
+        if agent.changes is None:
+            self.notify(f"{name} has no worktree (worktree = true in the layout)",
+                        severity="warning", timeout=6)
+            return
+        self._ask(lambda: self.client.diff(name), self._show_diff, what=f"changes of {name}",
+                  severity="warning")
+
+    def _show_diff(self, view: DiffView) -> None:
+        if not any(isinstance(s, DiffScreen) for s in self.screen_stack):  # d pressed twice
+            self.push_screen(DiffScreen(self.client, view,
+                                        self.reviews.setdefault(view.agent, {})))
 
     def action_save(self) -> None:
         self.push_screen(FocusScreen("", self.view.fleet, title="Save the fleet as layout"),

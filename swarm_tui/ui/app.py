@@ -97,6 +97,8 @@ class SwarmApp(AgentActions):
         self._tiles = list(self._grid.query(AgentTile))
         self._judge = self.query_one(JudgePane)
         self._sidebar = self.query_one(Sidebar)
+        self._footer = self.query_one(FleetFooter)
+        self._hide_keys()
         self._place_judge()
         self._status = self.query_one("#status", Label)
         self._layout_note = self.query_one("#layout-note", Label)
@@ -229,6 +231,8 @@ class SwarmApp(AgentActions):
             words = self.filter.split()
             if [n for n, a in self.view.agents.items() if matches(a, words)] != self.order:
                 self._apply_order()
+        if b.agents:
+            self._hide_keys()
         if b.agents or b.messages:
             b.agents.clear()
             self._draw_states()
@@ -268,6 +272,11 @@ class SwarmApp(AgentActions):
         if self._judge.display and self._judge.judge_agent_name() == name:
             self.bridge.screens.add(name)
             self.bridge.wake()
+
+    def _hide_keys(self) -> None:
+        """The footer leaves out `d` while no agent has a worktree."""
+        worktrees = any(a.changes is not None for a in self.view.agents.values())
+        self._footer.hide(set() if worktrees else {"diff"})
 
     def _draw_layout_note(self) -> None:
         note, label = self.bridge.layout_note, self._layout_note

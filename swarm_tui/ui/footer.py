@@ -24,15 +24,26 @@ def cells(key: FooterKey) -> int:
 
 class FleetFooter(Footer):
     """A footer that drops the keys that do not fit, the highest rank first (`ranks`: by
-    action; an action not ranked goes before any that is)."""
+    action; an action not ranked goes before any that is), and the keys that can do nothing
+    in this fleet (`hide`: `d` where no agent has a worktree; `?` still lists them)."""
 
     def __init__(self, ranks: Mapping[str, int]) -> None:
         super().__init__()
         self.ranks = dict(ranks)
         self._width = 0  # the width the keys were chosen for
+        self.hidden: frozenset[str] = frozenset()  # actions not shown
+
+    def hide(self, actions: set[str]) -> None:
+        """Show every key but those of these actions (the footer is built again when that
+        changes)."""
+        if actions != self.hidden:
+            self.hidden = frozenset(actions)
+            if self.is_mounted:
+                self.call_later(self.recompose)  # (in the footer's own context: it binds data)
 
     def compose(self) -> ComposeResult:
-        widgets: list[Widget] = list(super().compose())
+        widgets: list[Widget] = [w for w in super().compose()
+                                 if not (isinstance(w, FooterKey) and w.action in self.hidden)]
         self._width = width = self.size.width
         keys = [w for w in widgets if isinstance(w, FooterKey)
                 and not w.has_class("-command-palette")]

@@ -15,6 +15,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from swarm_tui.ui.diff import DiffLog, DiffScreen
 from swarm_tui.ui.history import HistoryLog, HistoryScreen
 from swarm_tui.ui.keys import bindings_of, for_help, hint, key_text
 from swarm_tui.ui.messages import MessagesScreen
@@ -113,4 +114,6 @@ def fleet_help(fleet_keys: list[BindingType]) -> list[Section]:
          [*MessagesScreen.BINDINGS, MessagesScreen.OPEN]),
         (opened_by("zoomed: the agent's history", "page_up") + ", or the wheel; drag the "
          "mouse to select", [*HistoryLog.BINDINGS, SIDEWAYS, *HistoryScreen.BINDINGS]),
+        (opened_by("an agent's change in its worktree", "diff") + "; a click puts the cursor "
+         "on a line", [*DiffLog.BINDINGS, SIDEWAYS, *DiffScreen.BINDINGS]),
     ]

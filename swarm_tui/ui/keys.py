@@ -60,6 +60,9 @@ FLEET_KEYS: list[BindingType] = [
             tooltip="give the selected agent a task: what done means, a verify command"),
     Binding("v", "review", "Judge now", show=False, id="review",
             tooltip="review the selected agent's task now"),
+    Binding("d", "diff", "Changes", id="diff",
+            tooltip="the selected agent's change in its worktree against its base: files, "
+                    "hunks, comments sent as one review, merge"),
     Binding("J", "judge_pane", "Judge pane", show=False, id="judge_pane",
             tooltip="show or hide the judge pane"),
     Binding("R", "reminders", "Reminders", show=False, id="reminders",
@@ -84,7 +87,7 @@ FLEET_KEYS: list[BindingType] = [
 NOT_IN_PALETTE = frozenset({"left", "right", "up", "down"})
 # the footer's keys, the most used first: a narrow footer shows the first that fit
 FOOTER_ORDER = ("help", "quit", "zoom", "prompt", "next_page", "mark", "filter", "messages",
-                "attach", "prompt_all", "page_up", "focus_label")
+                "attach", "prompt_all", "page_up", "focus_label", "diff")
 
 # rows the help shows for several bindings at once
 OPTION_KEYS = Binding("1-9", "answer('1')", "Answer 1-9", id="answer_n",

@@ -1,5 +1,6 @@
-"""The sidebar: every agent, its state, quiet time and its one focus label; on a cluster,
-grouped by node, each node with its link state and its GPUs."""
+"""The sidebar: every agent, its state, quiet time and its one focus label (and, for an
+agent with a worktree, the size of its change and whether it conflicts with its base); on a
+cluster, grouped by node, each node with its link state and its GPUs."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from swarm_tui.protocol.models import AgentView, HostView
+from swarm_tui.protocol.models import AgentView, ChangeView, HostView
 from swarm_tui.ui.asking import asking, sidebar_note
 from swarm_tui.ui.durations import glance
 from swarm_tui.ui.tiles import CONSOLE, SHORT_STATES, STATE_MARKS, state_styles
@@ -47,6 +48,36 @@ def state_words(agents: Sequence[AgentView], width: int, now: float,
                for a in agents):
             return words
     return NONE
+
+
+def _count(n: int) -> str:
+    return str(n) if n < 10_000 else f"{n // 1000}k"
+
+
+def change_parts(change: ChangeView | None) -> list[tuple[str, str]]:
+    """An agent's change, compactly, as (text, role) pieces: `+120` added, `−14` deleted,
+    `5f` files, `⚠ conflict`; none for no worktree or nothing changed."""
+    if change is None or not (change.added or change.deleted or change.files
+                              or change.conflicts):
+        return []
+    parts = [(f"+{_count(change.added)}", "added")] if change.added else []
+    parts += [(f"−{_count(change.deleted)}", "deleted")] if change.deleted else []
+    parts += [(f"{_count(change.files)}f", "files")] if change.files else []
+    if change.conflicts:
+        parts.append(("⚠ conflict", "conflict"))
+    return parts
+
+
+def change_fitted(parts: list[tuple[str, str]], room: int) -> list[tuple[str, str]]:
+    """The pieces that fit in `room` cells: the files' count goes first, then the word
+    `conflict` (its mark stays), then the counts."""
+    def cells(ps: list[tuple[str, str]]) -> int:
+        return sum(len(t) for t, _ in ps) + max(0, len(ps) - 1)
+
+    tries = [parts, [p for p in parts if p[1] != "files"]]
+    tries.append([("⚠", r) if r == "conflict" else (t, r) for t, r in tries[-1]])
+    tries.append([p for p in tries[-1] if p[1] == "conflict"])
+    return next((t for t in tries if cells(t) <= room), [])
 
 
 class Gpu(Protocol):
@@ -152,9 +183,9 @@ class Sidebar(ScrollView, can_focus=False):
                     agent, agent.name == selected, agent.name in marked, agent.name in visible,
                     width, now, (oldest or {}).get(agent.name), colours, words))
                 focus = sidebar_note(agent) if asking(agent) else agent.focus or "—"
-                lines.append(self._made.get(("focus", focus, width)) or self._keep(
-                    ("focus", focus, width),
-                    Text(f"   {focus}"[:width], style="italic grey62", no_wrap=True)))
+                key = ("focus", focus, width, agent.changes, id(colours))
+                lines.append(self._made.get(key) or self._keep(
+                    key, self._focus_line(focus, agent.changes, width, colours)))
                 rows += [agent.name, agent.name]
                 note = (notes or {}).get(agent.name)
                 if note:
@@ -230,6 +261,28 @@ class Sidebar(ScrollView, can_focus=False):
             made = self._keep(key, self._agent_line(agent, selected, marked, visible, width,
                                                     right, colours))
         return made
+
+    @staticmethod
+    def _focus_line(focus: str, change: ChangeView | None, width: int,
+                    colours: dict[str, str]) -> Text:
+        """The agent's second row: its focus label, and its change at the right."""
+        parts = change_fitted(change_parts(change), width - 3 - MIN_NAME)
+        right = sum(len(t) for t, _ in parts) + max(0, len(parts) - 1)
+        line = Text(no_wrap=True, overflow="ellipsis")
+        room = width - right - 1 if parts else width
+        text = f"   {focus}"
+        line.append(text if len(text) <= room else text[: room - 1] + "…",
+                    style="italic grey62")
+        if parts:
+            line.append(" " * max(1, width - line.cell_len - right))
+            styles = {"added": "green", "deleted": "red", "files": "grey62",
+                      # the theme's error colour (an exited agent's)
+                      "conflict": f"bold {colours.get('exited', 'red')}"}
+            for i, (piece, role) in enumerate(parts):
+                line.append(" " if i else "")
+                line.append(piece, style=styles[role])
+        line.truncate(width)
+        return line
 
     @staticmethod
     def _agent_line(agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,
