@@ -134,7 +134,7 @@ cd "$wt" 2>/dev/null || {{ echo "no worktree at $wt"; exit 3; }}
 mb=$(g merge-base "$base" HEAD 2>&1) || {{ echo "base $base: $mb"; exit 4; }}
 idx=$(mktemp) || exit 5
 trap 'rm -f "$idx"' EXIT
-cp "$(g rev-parse --git-path index)" "$idx" 2>/dev/null
+cp -p "$(g rev-parse --git-path index)" "$idx" 2>/dev/null  # -p: git's racy-clean check
 export GIT_INDEX_FILE="$idx"
 g add -u >/dev/null 2>&1
 untracked() {{  # the untracked files (not ignored) of one size class, NUL-separated
@@ -222,19 +222,24 @@ def file_patches(patch: str) -> list[str]:
 
 
 def trim(patch: str, limit: int) -> tuple[str, list[str]]:
-    """At most `limit` characters of a patch, whole files first; returns the patch and the
-    headers of the files left out (or cut)."""
-    kept: list[str] = []
-    left: list[str] = []
+    """At most `limit` characters of a patch: whole files, the smallest first (many small
+    changes say more than the start of one large one), in the patch's order; when no file
+    fits whole, the start of the first. Returns the patch and the files left out (or cut)."""
+    pieces = file_patches(patch)
+    keep: set[int] = set()
     size = 0
-    for piece in file_patches(patch):
+    for i in sorted(range(len(pieces)), key=lambda i: len(pieces[i])):
+        if size + len(pieces[i]) > limit:
+            break
+        keep.add(i)
+        size += len(pieces[i])
+    kept, left = [], []
+    for i, piece in enumerate(pieces):
         header = piece.split("\n", 1)[0].removeprefix("diff --git ")
-        if size + len(piece) <= limit:
+        if i in keep:
             kept.append(piece)
-            size += len(piece)
-        elif not kept and limit > 200:  # one huge file: its start is better than nothing
+        elif not keep and not kept and limit > 200:
             kept.append(piece[:limit].rsplit("\n", 1)[0] + "\n")
-            size = limit
             left.append(f"{header} (cut after {limit} characters)")
         else:
             left.append(header)
@@ -263,11 +268,9 @@ at=$(g worktree list --porcelain | awk -v ref="refs/heads/$into" '
 if [ -n "$at" ] && [ -n "$(g -C "$at" status --porcelain --untracked-files=no)" ]; then
   echo "DIRTY $at"; exit 0
 fi
-if [ "$squash" = 1 ]; then
-  new=$(printf '%s\n' "$message" | g commit-tree "$tree" -p "$old") || exit 6
-else
-  new=$(printf '%s\n' "$message" | g commit-tree "$tree" -p "$old" -p "$br") || exit 6
-fi
+if [ "$squash" = 1 ]; then set -- -p "$old"; else set -- -p "$old" -p "$br"; fi
+new=$(printf '%s\n' "$message" | g commit-tree "$tree" "$@" 2>&1) ||
+  { echo "FAIL git commit-tree: $(printf '%s' "$new" | tail -n 1)"; exit 0; }
 if [ -n "$at" ]; then  # its checkout is clean: move it forward to the merge, as git would
   err=$(g -C "$at" merge --ff-only -q "$new" 2>&1) ||
     { echo "FAIL $(printf '%s' "$err" | head -n 1)"; exit 0; }

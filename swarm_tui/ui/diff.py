@@ -210,6 +210,8 @@ class DiffScreen(ModalScreen[None]):
         return self.query_one(DiffLog)
 
     def on_mount(self) -> None:
+        if not self.query(DiffLog):
+            return  # closed before it was mounted
         self.diff_log.focus()
         self._show(self.view)
 
@@ -239,6 +241,8 @@ class DiffScreen(ModalScreen[None]):
         return title
 
     def _draw_status(self) -> None:
+        if not self.query("#diff-status"):
+            return  # (closed before it was drawn)
         log = self.diff_log
         row = log.current
         parts = [f"row {log.cursor + 1}/{len(log.rows)}"]

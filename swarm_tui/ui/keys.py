@@ -61,8 +61,7 @@ FLEET_KEYS: list[BindingType] = [
     Binding("v", "review", "Judge now", show=False, id="review",
             tooltip="review the selected agent's task now"),
     Binding("d", "diff", "Changes", id="diff",
-            tooltip="the selected agent's change in its worktree against its base: files, "
-                    "hunks, comments sent as one review, merge"),
+            tooltip="its change in its worktree: files, hunks, comments as one review, merge"),
     Binding("J", "judge_pane", "Judge pane", show=False, id="judge_pane",
             tooltip="show or hide the judge pane"),
     Binding("R", "reminders", "Reminders", show=False, id="reminders",
