@@ -71,6 +71,8 @@ class MockAgent:
     task: str = ""
     give_up_first: int = 0  # this many turns give up before any turn finishes
     claims_done: bool = False  # run `swarm done` when a turn ends (as told to)
+    edits: str = ""  # "write": each finished turn changes a file in its directory; "commit":
+    # and commits it (a mock of an agent that changes code, for worktrees)
     verdict: str = ""  # as a judge: the verdict line this turn ends with
     # transcript lines that leave the screen go to the terminal's scrollback, as a CLI
     # drawing on the normal screen (Claude Code, Codex) leaves them; else the alternate screen
@@ -205,6 +207,8 @@ class MockAgent:
                 return
             if work.ending == "done":
                 summary = f"updated the {self.rng.choice(WORDS)}"
+                if self.edits:
+                    self.edit(summary)
                 self.say(f"● Done: {summary} ({work.tokens} tokens).")
                 self.claim(summary)
             elif work.ending == "give-up":
@@ -221,6 +225,25 @@ class MockAgent:
         child = subprocess.Popen(["swarm", "done", "--note", note], stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
         threading.Thread(target=child.wait, daemon=True).start()  # reaped: no zombie left
+
+    def edit(self, summary: str) -> None:
+        """Change a file of its working directory, as a coding agent would (and commit it)."""
+        import subprocess
+
+        path = f"{self.name.lower()}_notes.py"
+        try:
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(f"# turn {self.submitted}: {self.task or 'no task'}\n"
+                        f"{summary.split()[-1]}_{self.submitted} = {self.submitted}\n")
+        except OSError as exc:
+            self.say(f"● could not edit {path}: {exc}")
+            return
+        self.say(f"● Edited {path}")
+        if self.edits == "commit":
+            who = ["-c", f"user.name={self.name}", "-c", f"user.email={self.name}@swarm.invalid"]
+            for argv in (["git", "add", path], ["git", *who, "commit", "-q", "-m", summary]):
+                subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=10, check=False)
 
     def write_handoff(self, path: str) -> None:
         try:
@@ -492,6 +515,9 @@ def main(argv: list[str] | None = None) -> int:
                    default=bool(os.environ.get("SWARM_MOCK_SCROLLBACK")),
                    help="draw on the normal screen: lines that scroll off go to the "
                    "terminal's scrollback (tmux's history), as Claude Code's do")
+    p.add_argument("--edits", choices=["write", "commit"], default="",
+                   help="each finished turn edits NAME_notes.py in its directory ('commit': "
+                   "and commits it)")
     p.add_argument("--backlog", type=int, default=0, metavar="N",
                    help="start with N numbered transcript lines, as a resumed session shows")
     a = p.parse_args(argv)
@@ -500,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
         permission_rate=a.permission_rate, give_up_rate=a.give_up_rate,
         quiet_rate=a.quiet_rate, enter_guard=a.enter_guard, log_path=a.log,
         give_up_first=a.give_up_first, claims_done=a.claims_done, scrollback=a.scrollback,
-    )
+        edits=a.edits)
     for i in range(1, a.backlog + 1):
         agent.say(f"  backlog line {i:05d} of {agent.name}")
     return run(agent, a.startup, a.raw_log)

@@ -15,16 +15,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from swarm_tui.agents import adapter_for
-from swarm_tui.config.layout import LoadedLayout, load_layout
+from swarm_tui.config.layout import LoadedLayout, ResolvedAgent, load_layout
 from swarm_tui.errors import ConfigError, SwarmError
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.reminders import new_reminder
 from swarm_tui.fleet.tracker import StateTracker
+from swarm_tui.fleet.worktrees import prepare
 
 if TYPE_CHECKING:
     from swarm_tui.fleet.ports import Reloadable
 
 LAUNCH_FIELDS = ("cli", "model", "args", "env", "command", "cwd", "hooks")
+WORKTREE_FIELDS = ("worktree", "repo", "base")
 
 
 async def apply_layout(fleet: Reloadable, new: LoadedLayout) -> list[str]:
@@ -43,6 +45,12 @@ async def apply_layout(fleet: Reloadable, new: LoadedLayout) -> list[str]:
         if agent is not None and agent.spec.host != spec.host:
             problems.append(f"agents: moving {name} to another host needs a new name (or "
                             "`swarm down` first)")
+        if agent is not None and any(getattr(agent.spec, f) != getattr(spec, f)
+                                     for f in WORKTREE_FIELDS):
+            problems.append(f"agents: {name}'s worktree, repo or base cannot change while it "
+                            "runs: give it a new name (or `swarm down` first)")
+    problems += await _worktree_problems(fleet, [
+        s for n, s in specs.items() if n not in fleet.agents and s.worktree])
     if problems:
         raise ConfigError("\n".join(f"{new.path}: {p}" for p in problems))
     changes: list[str] = []
@@ -86,6 +94,19 @@ async def apply_layout(fleet: Reloadable, new: LoadedLayout) -> list[str]:
     changes += _reminders(fleet, new)
     fleet.loaded = new
     return changes
+
+
+async def _worktree_problems(fleet: Reloadable, added: list[ResolvedAgent]) -> list[str]:
+    """Agents joining with `worktree = true`: their worktrees can be made (checked on their
+    hosts now; a host that is down checks them when it comes back)."""
+    problems: list[str] = []
+    for host in sorted({s.host for s in added}):
+        link = fleet.links.get(host)
+        if link is not None and link.connected:
+            _, bad = await prepare(link.host, fleet.name, [s for s in added if s.host == host],
+                                   create=False)
+            problems += [f"agents: {line}" for line in bad]
+    return problems
 
 
 def _reminders(fleet: Reloadable, new: LoadedLayout) -> list[str]:

@@ -47,13 +47,16 @@ def layout_data(fleet: Saved, name: str, folder: Path | None = None) -> dict[str
     base = fleet.loaded.path.parent
     folder = folder or user_layouts_dir()
     # a relative cwd is the layout's directory on this machine, the home directory on a node
-    for item in data.get("agents", []):
-        if item.get("cwd") and item.get("host", "local") == "local":
-            item["cwd"] = _cwd(item["cwd"], base, folder)
-    for item in data.get("groups", []):
-        if item.get("cwd") and item["hosts"] == ["local"]:
-            item["cwd"] = _cwd(item["cwd"], base, folder)
+    for key in ("cwd", "repo"):  # the same for a worktree's repository
+        for item in data.get("agents", []):
+            if item.get(key) and item.get("host", "local") == "local":
+                item[key] = _cwd(item[key], base, folder)
+        for item in data.get("groups", []):
+            if item.get(key) and item["hosts"] == ["local"]:
+                item[key] = _cwd(item[key], base, folder)
     defaults = data.setdefault("defaults", {})
+    if defaults.get("repo") and not layout.hosts:
+        defaults["repo"] = _cwd(defaults["repo"], base, folder)
     if defaults.get("cwd") and not layout.hosts:
         defaults["cwd"] = _cwd(defaults["cwd"], base, folder)
     elif not layout.hosts and base.resolve() != folder.resolve():

@@ -3,7 +3,8 @@ comments on those lines. Pure: text in, data out (no Rich, no Textual).
 
 Everything a diff holds comes from an agent's working tree, so every line is neutralised
 before anything draws it: control characters (an escape sequence written into a file, a
-carriage return, a bell) become the visible pictures of themselves (`␛`), tabs become spaces.
+carriage return, a bell) are written out as `less` and `cat -v` write them (`^[`, `^G`,
+`<9B>`), tabs become spaces.
 """
 
 from __future__ import annotations
@@ -21,20 +22,20 @@ _QUOTED = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v"
            '"': '"', "\\": "\\"}
 
 
-def _picture(m: re.Match[str]) -> str:
+def _caret(m: re.Match[str]) -> str:
     code = ord(m.group())
-    if code < 0x20:
-        return chr(0x2400 + code)  # ␀ … ␟ (␛ for ESC)
-    return "␡" if code == 0x7F else "�"  # C1 controls have no picture of their own
+    if code < 0x20 or code == 0x7F:
+        return "^" + chr(code ^ 0x40)  # ^@ … ^_ (^[ for ESC), ^? for DEL
+    return f"<{code:02X}>"  # a C1 control
 
 
 def neutralise(text: str) -> str:
-    """A line as it may be drawn: tabs expanded, every other control character shown as its
-    picture (never sent to the terminal), a line's closing carriage return dropped."""
+    """A line as it may be drawn: tabs expanded, every other control character written out
+    (`^[`: never sent to the terminal), a line's closing carriage return dropped."""
     text = text.removesuffix("\r")
     if "\t" in text:
         text = text.expandtabs(TAB)
-    return _CONTROLS.sub(_picture, text)
+    return _CONTROLS.sub(_caret, text)
 
 
 def unquote(path: str) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Span, Text
@@ -91,7 +92,7 @@ class Document:
         numbers = [max(ln.old, ln.new) for f in self.files for h in f.patch.hunks
                    for ln in h.lines]
         self.gutter = max(3, len(str(max(numbers, default=0))))
-        self.width = max((len(r.text) for r in self.rows), default=0) + 2 * self.gutter + 4
+        self.width = max((cell_len(r.text) for r in self.rows), default=0) + 2 * self.gutter + 4
 
     def _list(self, view: DiffView, patches: dict[str, list[FilePatch]]) -> None:
         """The file list: path, counts, what it is; committed files, then uncommitted."""
