@@ -25,8 +25,10 @@ PATCH_MAX = 4_000_000  # bytes of each patch a script prints (the view trims fur
 
 PRELUDE = r"""export GIT_PAGER=cat GIT_TERMINAL_PROMPT=0 GIT_OPTIONAL_LOCKS=0
 g() { git -c core.quotepath=off -c color.ui=never -c diff.noprefix=false "$@"; }
-home() { case $1 in "~") printf '%s' "$HOME" ;; "~/"*) printf '%s/%s' "$HOME" "${1#\~/}" ;;
-  *) printf '%s' "$1" ;; esac; }
+home() {  # a path as the node reads it: ~ is its home, @state/ swarm's state directory
+  case $1 in "~") printf '%s' "$HOME" ;; "~/"*) printf '%s/%s' "$HOME" "${1#\~/}" ;;
+    "@state/"*) printf '%s/%s' "${SWARM_HOME:-$HOME/.local/state/swarm}" "${1#@state/}" ;;
+    *) printf '%s' "$1" ;; esac; }
 """
 
 

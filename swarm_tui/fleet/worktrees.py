@@ -28,7 +28,7 @@ PREPARE_TIMEOUT = 120.0  # seconds for one host's check or creation of all its w
 READ_TIMEOUT = 30.0  # seconds for one read of an agent's change
 MERGE_TIMEOUT = 60.0
 READS_AT_ONCE = 4  # reads of changes running at once (128 agents may go idle together)
-REMOTE_ROOT = "~/.local/state/swarm/worktrees"
+REMOTE_ROOT = "@state/worktrees"  # swarm's state directory on the node (fleet/git.py home)
 
 
 def branch_of(fleet: str, agent: str) -> str:

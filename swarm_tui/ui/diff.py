@@ -42,6 +42,8 @@ FILE_KEYS = [
             tooltip="the previous file's patch"),
 ]
 
+FILES_HINT = Binding("right_square_bracket,left_square_bracket", "file(1)", "Next/prev file")
+
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
@@ -61,7 +63,7 @@ class DiffLog(ScrollView, can_focus=True):
         *FILE_KEYS,
     ]
 
-    DEFAULT_CSS = "DiffLog { height: 1fr; }"
+    DEFAULT_CSS = "DiffLog { height: 1fr; padding: 0 0 0 1; }"
 
     def __init__(self, on_move: Callable[[], None], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -143,7 +145,7 @@ class DiffLog(ScrollView, can_focus=True):
             assert self.painter is not None
             text, fill = self.painter.paint(self.rows[index], cursor)
             segments = [s for s in text.render(self.app.console) if s.text != "\n"]
-            width = max(self.virtual_size.width, self.size.width)
+            width = max(self.virtual_size.width, self.scrollable_content_region.width)
             strip = Strip(segments).crop(0, MAX_WIDTH).extend_cell_length(width, fill)
             self._strips[(index, cursor)] = strip
         return strip
@@ -184,6 +186,7 @@ class DiffScreen(ModalScreen[None]):
     #diff-box { width: 1fr; height: 1fr; border: thick $accent; background: $surface; }
     #diff-title { height: auto; padding: 0 1; }
     #diff-status { height: 1; padding: 0 1; color: $text-muted; }
+    #diff-keys { padding: 0 1; }
     """
 
     def __init__(self, client: FleetClient, view: DiffView, comments: dict[Anchor, str]
@@ -203,7 +206,7 @@ class DiffScreen(ModalScreen[None]):
             yield Label(self._title(), id="diff-title")
             yield DiffLog(self._draw_status, id="diff-log")
             yield Label("", id="diff-status")
-            yield Label(hint([*FILE_KEYS, *self.BINDINGS]), classes="box-help")
+            yield Label(hint([FILES_HINT, *self.BINDINGS]), id="diff-keys", classes="box-help")
 
     @property
     def diff_log(self) -> DiffLog:
