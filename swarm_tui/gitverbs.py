@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from swarm_tui import paths
-from swarm_tui.client import find_socket, request
+from swarm_tui.client import ClientError, Refused, find_socket, request
 from swarm_tui.protocol.models import DiffView
 
 # what a terminal would act on, kept out of what is printed to one (a patch line may hold
@@ -43,9 +43,25 @@ def add_verbs(sub: Any) -> None:
     merge.add_argument("--fleet")
 
 
+class Trouble(ClientError):
+    """Bad input or no engine: exit 2 (a refusal of the engine's is exit 1)."""
+
+    exit_code = 2
+
+
+def _ask(args: argparse.Namespace, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
+    try:
+        return request(find_socket(args.fleet, paths.run_dir()), payload, timeout=timeout)
+    except Refused as exc:  # the engine's one line: bad input is an unknown agent
+        if str(exc).startswith("no agent named"):
+            raise Trouble(str(exc)) from None
+        raise
+    except ClientError as exc:  # no engine, several engines, none answering
+        raise Trouble(str(exc)) from None
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
-    reply = request(find_socket(args.fleet, paths.run_dir()),
-                    {"op": "diff", "agent": args.name, "stat": args.stat}, timeout=60)
+    reply = _ask(args, {"op": "diff", "agent": args.name, "stat": args.stat}, timeout=60)
     view = DiffView.model_validate(reply["diff"])
     tty = sys.stdout.isatty()
     print(f"swarm: {view.agent}: {view.branch} against {view.base} (worktree {view.worktree} "
@@ -73,8 +89,7 @@ def _shown(text: str, tty: bool) -> str:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    reply = request(find_socket(args.fleet, paths.run_dir()), {
-        "op": "merge", "agent": args.name, "into": args.into, "squash": args.squash,
-        "force": args.force}, timeout=120)
+    reply = _ask(args, {"op": "merge", "agent": args.name, "into": args.into,
+                        "squash": args.squash, "force": args.force}, timeout=120)
     print(f"swarm: {args.name}: {reply['done']}")
     return 0

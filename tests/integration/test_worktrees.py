@@ -213,3 +213,29 @@ async def test_down_clean_removes_merged_keeps_the_rest(sandbox, start_fleet, tm
     assert n_wt.exists() and git(repo, "branch", "--list", "swarm/wt6/Noether").strip()
     assert "Hilbert on local: worktree kept: 1 uncommitted file(s)" in out
     assert (h_wt / "loose.txt").read_text() == "never committed\n"
+
+
+async def test_diff_and_merge_from_a_shell(sandbox, start_fleet, tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    run = await start_fleet(sandbox.layout("wt7", worker("Gauss", repo)))
+    wt = Path(run.fleet.agents["Gauss"].workdir)
+    (wt / "app.py").write_text("def answer():\n    return 42\n")
+    commit_all(wt, "the answer")
+    shown = await sandbox.aswarm("diff", "gauss")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("diff --git a/app.py b/app.py\n")  # the patch alone
+    assert "swarm: Gauss: swarm/wt7/Gauss against main" in shown.stderr
+    elsewhere = make_repo(tmp_path / "elsewhere")
+    subprocess.run(["git", "apply"], input=shown.stdout, text=True, cwd=elsewhere, check=True)
+    assert (elsewhere / "app.py").read_text() == "def answer():\n    return 42\n"
+    stat = await sandbox.aswarm("diff", "Gauss", "--stat")
+    assert stat.stdout.split() == ["+1", "-1", "app.py", "(committed)"]
+    refused = await sandbox.aswarm("merge", "Gauss")
+    assert refused.returncode == 1 and "no task a judge found complete" in refused.stderr
+    unknown = await sandbox.aswarm("merge", "Nobody")
+    assert unknown.returncode == 2 and "no agent named 'Nobody'" in unknown.stderr
+    merged = await sandbox.aswarm("merge", "Gauss", "--force", "--squash")
+    assert merged.returncode == 0, merged.stderr
+    assert "merged swarm/wt7/Gauss into main (squashed, commit" in merged.stdout
+    assert git(repo, "rev-list", "--parents", "-n", "1", "main").count(" ") == 1  # one parent
+    assert (repo / "app.py").read_text() == "def answer():\n    return 42\n"
