@@ -276,11 +276,11 @@ class Fleet:
                 "anew")
 
     async def prepare_worktrees(self, link: HostLink, create: bool,
-                                only: Agent | None = None) -> None:
+                                only: Agent | None = None, checked: bool = False) -> None:
         """Check (or make) the worktrees of a host's agents before their windows."""
         mine = [only] if only is not None else [
             a for a in self.agents.values() if a.spec.host == link.name]
-        await self.worktrees.prepare(link.host, mine, create)
+        await self.worktrees.prepare(link.host, mine, create, checked)
 
     def tmux_lost(self) -> None:
         """The local tmux server's session is gone: the fleet was stopped; end it."""

@@ -59,22 +59,25 @@ PREPARE = PRELUDE + r"""
 say() { [ "$1" = FAIL ] && failed=1
   printf 'SWARM-WT\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$1" "$2" "${3:-}" "${4:-}" \
   "${prefix:-}"; }
-one() {
+one() {  # agents of one repository come together: what is the same is asked once
   mode=$1 name=$2 repo=$(home "$3") wt=$(home "$4") br=$5 base=$6 mark=$7
   command -v git >/dev/null 2>&1 || { say FAIL "git is not installed here"; return; }
-  prefix=
-  top=$(g -C "$repo" rev-parse --show-toplevel 2>/dev/null) ||
-    { say FAIL "repo $3 is not a git repository (or does not exist)"; return; }
-  prefix=$(g -C "$repo" rev-parse --show-prefix)
-  g check-ref-format --branch "$br" >/dev/null 2>&1 ||
-    { say FAIL "$br is not a valid branch name (rename the fleet or the agent)"; return; }
+  if [ "$repo" != "${seen_repo-}" ]; then
+    seen_repo=$repo seen_base= prefix=
+    top=$(g -C "$repo" rev-parse --show-toplevel 2>/dev/null) &&
+      prefix=$(g -C "$repo" rev-parse --show-prefix) || top=
+  fi
+  [ -n "$top" ] || { say FAIL "repo $3 is not a git repository (or does not exist)"; return; }
   if [ -z "$base" ]; then
     base=$(g -C "$top" config --get "branch.$br.swarmbase" 2>/dev/null ||
            g -C "$top" symbolic-ref --short -q HEAD) ||
       { say FAIL "repo $3 has a detached HEAD: set base = \"BRANCH\""; return; }
   fi
-  g -C "$top" rev-parse -q --verify "$base^{commit}" >/dev/null ||
-    { say FAIL "base $base does not exist in $3: set base to an existing branch"; return; }
+  if [ "$base" != "$seen_base" ]; then
+    g -C "$top" rev-parse -q --verify "$base^{commit}" >/dev/null ||
+      { say FAIL "base $base does not exist in $3: set base to an existing branch"; return; }
+    seen_base=$base
+  fi
   if [ -e "$wt" ]; then
     cur=$(g -C "$wt" symbolic-ref --short -q HEAD 2>/dev/null)
     if [ "$cur" = "$br" ]; then say OK "$(cd "$wt" && pwd -P)" "$base" reused; return; fi

@@ -105,7 +105,7 @@ class HostLinks:
         host = link.host
         if not reached:
             await host.connect()
-        await owner.prepare_worktrees(link, create=True)
+        await owner.prepare_worktrees(link, create=True, checked=reached)
         await host.ensure_session(str(owner.loaded.path.parent.resolve())
                                   if link.name == LOCAL else "")
         control = await host.open_control(lambda event: self.on_event(link, event))

@@ -157,6 +157,6 @@ class LinkOwner(Protocol):
     def tmux_lost(self) -> None: ...
 
     async def prepare_worktrees(self, link: HostLink, create: bool,
-                                only: Agent | None = None) -> None:
+                                only: Agent | None = None, checked: bool = False) -> None:
         """Check (or make) the worktrees of the host's agents (or of `only`); raises
         ConfigError, one line per problem."""

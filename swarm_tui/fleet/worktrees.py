@@ -43,6 +43,15 @@ def worktree_path(fleet: str, agent: str, host: str) -> str:
     return f"{REMOTE_ROOT}/{slug}/{agent}"
 
 
+def branch_problem(branch: str) -> str:
+    """Why git would refuse a branch name built from the fleet's and an agent's names."""
+    parts = branch.split("/")
+    if ".." in branch or any(p.startswith(".") or p.endswith((".lock", ".")) for p in parts):
+        return (f"{branch} is not a valid git branch name (no '..', no part starting with "
+                "'.' or ending with '.' or '.lock'): rename the fleet or the agent")
+    return ""
+
+
 def sh(script: str) -> str:
     """A script run by `sh`, whatever the login shell of the host's user is."""
     return f"sh -c {shlex.quote(script)}"
@@ -52,22 +61,32 @@ def _where(agent: Agent) -> str:
     return f"agent {agent.name!r} on {agent.spec.host}"
 
 
-async def prepare(host: Host, fleet: str, specs: list[ResolvedAgent], create: bool
-                  ) -> tuple[dict[str, git.Prepared], list[str]]:
+async def prepare(host: Host, fleet: str, specs: list[ResolvedAgent], create: bool,
+                  checked: bool = False) -> tuple[dict[str, git.Prepared], list[str]]:
     """Check (and with `create`, make) the worktrees of agents on one host: what each got,
     and one line per problem (agent, host, what to do). With `create`, a host where any
-    check fails gets none: every agent is checked first."""
+    check fails gets none: every agent is checked first (unless `checked` just now)."""
+    bad = {s.name: f"agent {s.name!r} on {s.host}: {why}" for s in specs
+           if (why := branch_problem(branch_of(fleet, s.name)))}
+    specs = sorted((s for s in specs if s.name not in bad), key=lambda s: s.repo)
+
     def calls(mode: str) -> str:
         return "".join("one " + " ".join(shlex.quote(v) for v in (
             mode, s.name, s.repo, worktree_path(fleet, s.name, s.host),
             branch_of(fleet, s.name), s.base, f"{fleet}/{s.name}")) + "\n" for s in specs)
 
-    script = git.PREPARE + "failed=\n" + calls("check")
-    if create:  # only when every check passed: a host gets all its worktrees or none
-        script += '[ -n "$failed" ] || {\n' + calls("create") + "}\n"
+    script = git.PREPARE + "failed=\n"
+    if not create:
+        script += calls("check")
+    elif checked:
+        script += calls("create")
+    else:  # only when every check passed: a host gets all its worktrees or none
+        script += calls("check") + '[ -n "$failed" ] || {\n' + calls("create") + "}\n"
+    if not specs:
+        return {}, list(bad.values())
     rc, out = await host.shell(sh(script), timeout=PREPARE_TIMEOUT)
     found = git.parse_prepared(out)
-    problems = []
+    problems = list(bad.values())
     for spec in specs:
         got = found.get(spec.name)
         where = f"agent {spec.name!r} on {spec.host}"
@@ -94,14 +113,16 @@ class Worktrees:
         self._tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ preparing
-    async def prepare(self, host: Host, agents: Iterable[Agent], create: bool) -> None:
+    async def prepare(self, host: Host, agents: Iterable[Agent], create: bool,
+                      checked: bool = False) -> None:
         """Check (and with `create`, make or re-attach) the worktrees of a host's agents.
         Every problem is one line naming agent, host and what to do; with any, nothing is
         created on this host and ConfigError is raised."""
         mine = [a for a in agents if a.spec.worktree]
         if not mine:
             return
-        found, problems = await prepare(host, self.fleet, [a.spec for a in mine], create)
+        found, problems = await prepare(host, self.fleet, [a.spec for a in mine], create,
+                                        checked)
         if problems:
             raise ConfigError("\n".join(f"{p} (worktree = true; no agent was started)"
                                         for p in problems))

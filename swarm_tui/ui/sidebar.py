@@ -267,20 +267,21 @@ class Sidebar(ScrollView, can_focus=False):
                     colours: dict[str, str]) -> Text:
         """The agent's second row: its focus label, and its change at the right."""
         parts = change_fitted(change_parts(change), width - 3 - MIN_NAME)
-        right = sum(len(t) for t, _ in parts) + max(0, len(parts) - 1)
-        line = Text(no_wrap=True, overflow="ellipsis")
-        room = width - right - 1 if parts else width
         text = f"   {focus}"
+        if not parts:
+            return Text(text[:width], style="italic grey62", no_wrap=True)
+        right = sum(len(t) for t, _ in parts) + len(parts) - 1
+        line = Text(no_wrap=True, overflow="ellipsis")
+        room = width - right - 1
         line.append(text if len(text) <= room else text[: room - 1] + "…",
                     style="italic grey62")
-        if parts:
-            line.append(" " * max(1, width - line.cell_len - right))
-            styles = {"added": "green", "deleted": "red", "files": "grey62",
-                      # the theme's error colour (an exited agent's)
-                      "conflict": f"bold {colours.get('exited', 'red')}"}
-            for i, (piece, role) in enumerate(parts):
-                line.append(" " if i else "")
-                line.append(piece, style=styles[role])
+        line.append(" " * max(1, width - line.cell_len - right))
+        styles = {"added": "green", "deleted": "red", "files": "grey62",
+                  # the theme's error colour (an exited agent's)
+                  "conflict": f"bold {colours.get('exited', 'red')}"}
+        for i, (piece, role) in enumerate(parts):
+            line.append(" " if i else "")
+            line.append(piece, style=styles[role])
         line.truncate(width)
         return line
 
