@@ -127,10 +127,15 @@ class Worktrees:
             raise ConfigError("\n".join(f"{p} (worktree = true; no agent was started)"
                                         for p in problems))
         if create:
+            made: dict[str, int] = {}
             for agent in mine:
                 got = found[agent.name]
                 agent.workdir, agent.base, agent.repo_prefix = got.detail, got.base, got.prefix
+                made[got.how] = made.get(got.how, 0) + 1
                 self.refresh(agent)
+            if made.get("created") or made.get("reattached"):
+                self._notice(f"worktrees on {host.name}: " + ", ".join(
+                    f"{n} {how}" for how, n in sorted(made.items())))
 
     # ------------------------------------------------------------------ reading
     def refresh(self, agent: Agent) -> None:

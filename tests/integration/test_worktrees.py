@@ -239,3 +239,15 @@ async def test_diff_and_merge_from_a_shell(sandbox, start_fleet, tmp_path):
     assert "merged swarm/wt7/Gauss into main (squashed, commit" in merged.stdout
     assert git(repo, "rev-list", "--parents", "-n", "1", "main").count(" ") == 1  # one parent
     assert (repo / "app.py").read_text() == "def answer():\n    return 42\n"
+
+
+def test_doctor_checks_worktrees(sandbox, tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    good = sandbox.layout("wt8", worker("Gauss", repo))
+    done = sandbox.swarm("doctor", str(good), timeout=60)
+    assert done.returncode == 0 and "worktrees: 1 ok" in done.stdout, done.stdout
+    bad = sandbox.layout("wt8", worker("Gauss", repo, base="release"))
+    done = sandbox.swarm("doctor", str(bad), timeout=60)
+    assert done.returncode == 1
+    assert "agent 'Gauss' on local: base release does not exist" in done.stdout
+    assert git(repo, "branch", "--list", "swarm/*").strip() == ""  # a check makes nothing
