@@ -62,3 +62,14 @@ def line_of(loc: Loc, index: dict[Loc, int]) -> int | None:
         if loc[:n] in index:
             return index[loc[:n]]
     return None
+
+
+def dotted(loc: Loc) -> str:
+    """A location as a user reads it: agents[5].colour."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
