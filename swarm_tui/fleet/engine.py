@@ -77,7 +77,8 @@ class Fleet:
                                  self.notifier.alert)
         self.worktrees = Worktrees(self.name, lambda agent: self.link_of(agent).host,
                                    lambda agent: self.listener.agent_changed(agent),
-                                   lambda line: self.listener.notice(line))
+                                   lambda line: self.listener.notice(line),
+                                   lambda: self.agents.values())
         now = time.monotonic()
         for spec in loaded.agents():
             adapter = adapter_for(spec.cli)

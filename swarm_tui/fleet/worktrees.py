@@ -102,8 +102,10 @@ class Worktrees:
     """The fleet's worktrees: prepared per host, read per agent."""
 
     def __init__(self, fleet: str, host_of: Callable[[Agent], Host],
-                 changed: Callable[[Agent], None], notice: Callable[[str], None]):
+                 changed: Callable[[Agent], None], notice: Callable[[str], None],
+                 agents: Callable[[], Iterable[Agent]] = tuple):
         self.fleet = fleet
+        self._agents = agents
         self._host_of = host_of
         self._changed = changed
         self._notice = notice
@@ -263,6 +265,10 @@ class Worktrees:
         word, _, rest = lines[0].partition(" ")
         self.refresh(agent)
         if word == "MERGED":
+            for other in self._agents():  # the base moved: their conflicts may have changed
+                if other is not agent and other.spec.repo == repo and other.spec.host == \
+                        agent.spec.host:
+                    self.refresh(other)
             commit, _, at = rest.partition(" ")
             where = f", its checkout {at} moved forward" if at else ""
             return (f"merged {branch} into {into} ({'squashed, ' if squash else ''}commit "

@@ -161,6 +161,9 @@ async def test_merge_clean_conflict_dirty_and_task_gate(sandbox, start_fleet, tm
     assert (repo / "app.py").read_text() == "def answer():\n    return 42\n"  # moved forward
     assert git(repo, "rev-parse", "main^1").strip() == base
     merged = git(repo, "rev-parse", "main").strip()
+    noether = run.fleet.agents["Noether"]  # the base moved: its conflict shows, unasked
+    await async_wait_until(lambda: noether.changes is not None and noether.changes.conflicts,
+                           10, "Noether's conflict with the new main", run.screens)
     with pytest.raises(Refused, match=r"conflicts with main in app\.py"):
         await client.merge("Noether", force=True)
     assert git(repo, "rev-parse", "main").strip() == merged  # untouched
