@@ -14,9 +14,10 @@ from textual.widgets import Input, TextArea
 
 import swarm_tui.ui
 from swarm_tui.fleet.store import NewTask
-from swarm_tui.protocol.models import MessageView
+from swarm_tui.protocol.models import DiffView, MessageView
 from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.confirm import ConfirmScreen
+from swarm_tui.ui.diff import DiffScreen
 from swarm_tui.ui.history import HistoryScreen
 from swarm_tui.ui.keys import for_help, key_text
 from swarm_tui.ui.messages import MessageScreen
@@ -113,6 +114,13 @@ async def test_no_key_is_bound_twice_on_any_screen(live: Live) -> None:
         await until(lambda: len(app.screen_stack) == 2, what="the message to open")
         visited.add(type(app.screen))
         assert double_bound(app.screen) == [], "MessageScreen"
+        app.screen.dismiss(None)
+        await until(lambda: len(app.screen_stack) == 1, what="back to the fleet view")
+        app.push_screen(DiffScreen(live.client, DiffView(  # opened by d on a worktree's agent
+            agent="Gauss", worktree="/w", branch="swarm/ui/Gauss", base="main"), {}))
+        await until(lambda: isinstance(app.screen, DiffScreen), what="the diff view")
+        visited.add(type(app.screen))
+        assert double_bound(app.screen) == [], "DiffScreen"
         app.screen.dismiss(None)
         await until(lambda: len(app.screen_stack) == 1, what="back to the fleet view")
         await pilot.press("enter", first_key("page_up"))  # zoomed: the agent's history

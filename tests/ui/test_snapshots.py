@@ -56,3 +56,26 @@ def test_every_terminal_size(snap_compare, tmp_path: Path, size: tuple[int, int]
 def test_sidebar_hidden_at_80_columns(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     app = SwarmApp(FakeClient(still_fleet(tmp_path, count=16)))
     assert snap_compare(app, terminal_size=(80, 24), press=["b"])
+
+
+def test_diff_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """An agent's change (a real git diff: Python coloured, a rename, a binary file, the
+    uncommitted part apart), a conflict, the cursor on a line with a comment under it."""
+    from swarm_tui.protocol.models import ChangeView
+    from swarm_tui.ui.diff import DiffScreen
+    from tests.ui.conftest import until
+    from tests.ui.diffrepo import DiffClient, real_change, with_worktrees
+
+    change = real_change(tmp_path / "git").model_copy(update={"conflicts": ["src/app.py"]})
+    view = with_worktrees(still_fleet(tmp_path), Gauss=ChangeView(added=10, deleted=4, files=6))
+    app = SwarmApp(DiffClient(view, change))
+
+    async def open_and_comment(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("d")
+        await until(lambda: isinstance(app.screen, DiffScreen) and app.screen.diff_log.rows,
+                    what="the diff view")
+        await pilot.press("]", "]", "]", *["down"] * 5, "c", *"json is not used", "enter")
+        await until(lambda: isinstance(app.screen, DiffScreen) and app.screen.comments,
+                    what="the comment written")
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=open_and_comment)
