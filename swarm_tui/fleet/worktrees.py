@@ -158,8 +158,8 @@ class Worktrees:
                 self._wanted.discard(agent.name)
                 async with self._reads:
                     try:
-                        view, totals = await self._read(agent, patches=False)
-                        agent.changes = _summary(view, totals)
+                        view = await self.read(agent, patches=False)
+                        agent.changes = _summary(view)
                     except SwarmError as exc:
                         agent.changes = ChangeView(branch=branch_of(self.fleet, agent.name),
                                                    base=agent.base, error=str(exc))
@@ -174,11 +174,6 @@ class Worktrees:
 
     async def read(self, agent: Agent, patches: bool = True) -> DiffView:
         """The agent's change against its base, read now on its host."""
-        view, _ = await self._read(agent, patches)
-        return view
-
-    async def _read(self, agent: Agent, patches: bool) -> tuple[DiffView, list[DiffFileView]]:
-        """The change, and its files counted in all (committed and not together)."""
         if not agent.workdir:
             raise SwarmError(f"{agent.name} has no worktree (worktree = true in the layout "
                              "gives it one)")
@@ -209,7 +204,8 @@ class Worktrees:
             commits=[c for c in parts.get("commits", "").splitlines() if c],
             files=files, committed=committed, uncommitted=uncommitted, trimmed=trimmed,
             conflicts=git.conflicts(parts["conflicts"], parts["merge_rc"]),
-        ), totals
+            added=sum(f.added for f in totals), deleted=sum(f.deleted for f in totals),
+            changed=len({f.path for f in totals}))
 
     async def for_judge(self, agent: Agent) -> str:
         """The change as a judge's review prompt carries it: the files with their counts,
@@ -290,9 +286,9 @@ class Worktrees:
         raise SwarmError(f"{_where(agent)}: merge failed: {rest or lines[0]}")
 
 
-def _summary(view: DiffView, totals: list[DiffFileView]) -> ChangeView:
-    return ChangeView(added=sum(f.added for f in totals), deleted=sum(f.deleted for f in totals),
-                      files=len({f.path for f in totals}), branch=view.branch, base=view.base,
+def _summary(view: DiffView) -> ChangeView:
+    return ChangeView(added=view.added, deleted=view.deleted, files=view.changed,
+                      branch=view.branch, base=view.base,
                       conflicts=None if view.conflicts is None else bool(view.conflicts))
 
 

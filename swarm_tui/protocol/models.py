@@ -195,6 +195,10 @@ class DiffView(_View):
     uncommitted: str = ""  # unified diff HEAD..working tree, untracked files as new ones
     trimmed: str = ""  # what the size bound left out, in words ("" when nothing)
     conflicts: list[str] | None = None  # files that conflict with the base; None: unknown
+    # the change in all (committed and not together, as the sidebar counts it)
+    added: int = 0
+    deleted: int = 0
+    changed: int = 0  # files
 
 
 class Work(_View):

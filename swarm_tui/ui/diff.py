@@ -226,14 +226,13 @@ class DiffScreen(ModalScreen[None]):
 
     def _title(self) -> Text:
         v = self.view
-        added = sum(f.added for f in v.files)
-        deleted = sum(f.deleted for f in v.files)
+        added, deleted = v.added, v.deleted  # committed and not, together
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append(v.agent, style="bold")
         title.append(f"  {neutralise(v.branch)} → {neutralise(v.base)}  ")
         title.append(f"+{added} ", style="bold #3fb950")
         title.append(f"−{deleted}", style="bold #f85149")
-        title.append(f", {plural(len({f.path for f in v.files}), 'file')}")
+        title.append(f", {plural(v.changed, 'file')}")
         where = f"{v.host}:" if v.host != "local" else ""
         title.append(f"   {where}{neutralise(v.worktree)}", style="dim")
         if v.conflicts:
@@ -328,10 +327,12 @@ class DiffScreen(ModalScreen[None]):
     def action_merge(self) -> None:
         v = self.view
         unsent = f" ({plural(len(self.comments), 'comment')} not sent)" if self.comments else ""
-        size = counts(sum(f.added for f in v.files), sum(f.deleted for f in v.files))
+        merged = [f for f in v.files if f.part == "committed"]  # commits only are merged
+        size = counts(sum(f.added for f in merged), sum(f.deleted for f in merged))
         self.app.push_screen(ConfirmScreen(
             f"Merge {neutralise(v.branch)} → {neutralise(v.base)} ({size or 'no lines'}, "
-            f"{plural(len({f.path for f in v.files}), 'file')}){unsent}?"), self._merge)
+            f"{plural(len({f.path for f in merged}), 'file')} committed){unsent}?"),
+            self._merge)
 
     def _merge(self, yes: bool | None) -> None:
         if yes and not self.busy:

@@ -143,8 +143,11 @@ def read_change(wt: Path, tmp: Path, base: str = "main") -> DiffView:
         numstat(git(wt, *diff, "--cached", "--numstat", "-z", "HEAD", env=env), "uncommitted",
                 untracked)
     commits = git(wt, "log", "--no-color", "--format=%h %s", f"{mb}..HEAD").splitlines()
+    totals = numstat(git(wt, *diff, "--cached", "--numstat", "-z", mb, env=env), "uncommitted",
+                     untracked)
     return DiffView(agent="Gauss", worktree=WORKTREE, branch=BRANCH, base=base, merge_base=mb,
-                    commits=commits, files=files,
+                    added=sum(f.added for f in totals), deleted=sum(f.deleted for f in totals),
+                    changed=len(totals), commits=commits, files=files,
                     committed=git(wt, *diff, mb, "HEAD"),
                     uncommitted=git(wt, *diff, "--cached", "HEAD", env=env), conflicts=[])
 

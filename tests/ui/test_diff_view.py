@@ -318,7 +318,7 @@ async def test_merge_asks_first_then_says_what_was_done(tmp_path: Path,
         await pilot.press("M")
         await until(lambda: isinstance(app.screen, ConfirmScreen), what="the question")
         assert text_of(app.screen.query_one("#confirm-question")) == \
-            "Merge swarm/ui/Gauss → main (+10 −4, 6 files)?"
+            "Merge swarm/ui/Gauss → main (+6 −3, 5 files committed)?"  # what a merge takes
         await pilot.press("n")
         await until(lambda: app.screen is screen, what="not merged")
         assert client.asked("merge") == []
