@@ -430,6 +430,16 @@ class Store:
             " ORDER BY agent, position"
         return _rows(Task, self.db.execute(q, (agent,) if agent else ()))
 
+    def current_tasks(self) -> dict[str, Task]:
+        """Each agent's current task (its first open one), in one query."""
+        closed = (TaskStatus.COMPLETE.value, TaskStatus.STOPPED.value)
+        out: dict[str, Task] = {}
+        for t in _rows(Task, self.db.execute(
+                "SELECT * FROM tasks WHERE status NOT IN (?, ?) ORDER BY agent, position",
+                closed)):
+            out.setdefault(t.agent, t)
+        return out
+
     def task(self, task_id: int) -> Task | None:
         rows = _rows(Task, self.db.execute("SELECT * FROM tasks WHERE id=?", (task_id,)))
         return rows[0] if rows else None

@@ -148,10 +148,11 @@ class TaskBoard:
         return list(dict.fromkeys(warnings))
 
     # ------------------------------------------------------------------ events
-    def kick(self, agent: Agent) -> None:
-        """Queue the agent's current task's prompt if it is pending and not on its way. The
-        task stays pending until the prompt is delivered (`message_settled`)."""
-        task = self.current(agent.name)
+    def kick(self, agent: Agent, task: Task | None = None) -> None:
+        """Queue the agent's current task's prompt (or `task`'s, when the caller just read
+        it) if it is pending and not on its way. The task stays pending until the prompt is
+        delivered (`message_settled`)."""
+        task = task or self.current(agent.name)
         if task is None or task.status != PENDING or task.prompt:
             return
         tid = task.id
@@ -211,16 +212,19 @@ class TaskBoard:
         last one failed), and the review of a worker that has stayed idle with its task open
         (a settled idle, and a screen that changed since the last review of this kind)."""
         now = time.monotonic() if now is None else now
+        current = self.store.current_tasks() if self._idle_since else {}  # one query a tick
         for name, since in list(self._idle_since.items()):
             agent = self.fleet.agents.get(name)
             if agent is None or agent.state is not AgentState.IDLE:
                 self._idle_since.pop(name, None)
                 continue
-            self.kick(agent)
+            task = current.get(name)
+            if task is None:
+                continue  # no open task: nothing to prompt, nothing to review
+            self.kick(agent, task)
             if now - since < self.review_settle or agent.pending:
                 continue
-            task = self.current(name)
-            if task is None or task.status not in (IN_PROGRESS, INCOMPLETE) \
+            if task.status not in (IN_PROGRESS, INCOMPLETE) \
                     or not task.review_on_idle:
                 continue
             tid = task.id
