@@ -291,7 +291,7 @@ class Layout(_Strict):
         out = []
         group_index: dict[tuple[int, str], int] = {}
         for i, (name, a, host, _) in enumerate(self._expand()):
-            cwd = a.cwd if a.cwd is not None else d.cwd
+            cwd: str | None = a.cwd if a.cwd is not None else d.cwd
             env = {**d.env, **a.env}
             gpus = ""
             if isinstance(a, AgentSpec):
@@ -304,6 +304,9 @@ class Layout(_Strict):
             if gpus:
                 env["CUDA_VISIBLE_DEVICES"] = gpus
             local = host == LOCAL
+            worktree = a.worktree if a.worktree is not None else d.worktree
+            if worktree and not cwd:
+                cwd = None  # unset: the worktree's top, never the layout's folder
             repo = a.repo if a.repo is not None else d.repo
             if repo and local:
                 repo = str((base / repo).resolve())
@@ -318,8 +321,9 @@ class Layout(_Strict):
                     command=a.command or d.command,
                     args=tuple(a.args),
                     env=env,
-                    cwd=(str((base / cwd).resolve()) if cwd else str(base.resolve()))
-                    if local else (cwd or ""),
+                    cwd="" if cwd is None else (
+                        (str((base / cwd).resolve()) if cwd else str(base.resolve()))
+                        if local else (cwd or "")),
                     index=i,
                     host=host,
                     gpus=gpus,
@@ -331,7 +335,7 @@ class Layout(_Strict):
                               else d.may),
                     talks_to=_talks_to(a.talks_to if isinstance(a, AgentSpec) and
                                        a.talks_to is not None else d.talks_to),
-                    worktree=a.worktree if a.worktree is not None else d.worktree,
+                    worktree=worktree,
                     repo=repo,
                     base=a.base if a.base is not None else d.base,
                     judge_diff=a.judge_diff if a.judge_diff is not None else d.judge_diff,

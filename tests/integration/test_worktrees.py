@@ -254,3 +254,16 @@ def test_doctor_checks_worktrees(sandbox, tmp_path):
     assert done.returncode == 1
     assert "agent 'Gauss' on local: base release does not exist" in done.stdout
     assert git(repo, "branch", "--list", "swarm/*").strip() == ""  # a check makes nothing
+
+
+async def test_no_cwd_means_the_worktree_top_not_the_layouts_folder(sandbox, start_fleet,
+                                                                   tmp_path):
+    repo = make_repo(tmp_path / "repo")  # the layout lives outside the repo's commits
+    layout = repo / "layouts" / "team.toml"
+    layout.parent.mkdir()
+    layout.write_text(sandbox.layout("wt9", worker("Gauss", Path(".."))).read_text())
+    run = await start_fleet(layout)
+    gauss = run.fleet.agents["Gauss"]
+    shown = sandbox.tmux("wt9").run("display-message", "-p", "-t", gauss.pane,
+                                     "#{pane_current_path}")
+    assert shown.stdout.strip() == gauss.workdir  # never the user's checkout
