@@ -160,9 +160,10 @@ rc=$?
 {m("conflicts")}cat "$idx.c"; rm -f "$idx.c"
 {m("merge_rc")}printf '%s' "$rc"
 """
+    script += f"""{m("commits")}g log --no-color --format='%h %s' -n 200 "$mb..HEAD"
+"""
     if patches:
-        script += f"""{m("commits")}g log --no-color --format='%h %s' -n 200 "$mb..HEAD"
-{m("committed_patch")}{diff} "$mb" HEAD | head -c {PATCH_MAX}
+        script += f"""{m("committed_patch")}{diff} "$mb" HEAD | head -c {PATCH_MAX}
 {m("uncommitted_patch")}{diff} --cached HEAD | head -c {PATCH_MAX}
 """
     return script + m("end")

@@ -267,3 +267,13 @@ async def test_no_cwd_means_the_worktree_top_not_the_layouts_folder(sandbox, sta
     shown = sandbox.tmux("wt9").run("display-message", "-p", "-t", gauss.pane,
                                      "#{pane_current_path}")
     assert shown.stdout.strip() == gauss.workdir  # never the user's checkout
+
+
+async def test_stat_counts_commits_too(sandbox, start_fleet, tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    run = await start_fleet(sandbox.layout("wt10", worker("Gauss", repo)))
+    wt = Path(run.fleet.agents["Gauss"].workdir)
+    (wt / "app.py").write_text("def answer():\n    return 42\n")
+    commit_all(wt, "the answer")
+    stat = await sandbox.aswarm("diff", "Gauss", "--stat")
+    assert "; 1 commit(s)" in stat.stderr, stat.stderr
