@@ -7,7 +7,7 @@ import secrets
 import shutil
 import subprocess
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ from swarm_tui.fleet.engine import Fleet
 from swarm_tui.fleet.server import FleetServer
 from swarm_tui.fleet.store import Store
 from swarm_tui.paths import socket_path
+from swarm_tui.testing import netns
 from swarm_tui.testing.ssh_server import SSHCluster
 
 
@@ -34,6 +35,27 @@ async def serving(layout: Path, home: Path) -> AsyncIterator[Fleet]:
         await server.stop()
         await fleet.down()
         store.close()
+
+
+@contextmanager
+def real_nodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *names: str
+               ) -> Iterator[netns.NetnsCluster]:
+    """Real sshd nodes in network namespaces, the SSH config pointed at them; skipped with
+    the reason where they cannot run (a failure in CI, where they must)."""
+    reason = netns.available()
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"real-sshd tests cannot run in CI: {reason}")
+        pytest.skip(f"real-sshd tests skipped: {reason}")
+    cluster = netns.NetnsCluster(tmp_path / "ns")
+    monkeypatch.setenv("SWARM_SSH_CONFIG", str(cluster.config))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    try:
+        for name in names:
+            cluster.add(name)
+        yield cluster
+    finally:
+        cluster.close()
 
 
 @pytest.fixture

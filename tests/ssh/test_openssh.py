@@ -8,7 +8,6 @@ with the reason, except in CI (CI=true), where a skip is a failure.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -19,26 +18,14 @@ from swarm_tui.agents.base import AgentState
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.testing import netns
 from swarm_tui.testing.waiting import async_wait_until
-from tests.ssh.conftest import serving
+from tests.ssh.conftest import real_nodes, serving
 from tests.ssh.test_cluster import FAST, until
 
 
 @pytest.fixture
 def nodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[netns.NetnsCluster]:
-    reason = netns.available()
-    if reason:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"real-sshd tests cannot run in CI: {reason}")
-        pytest.skip(f"real-sshd tests skipped: {reason}")
-    cluster = netns.NetnsCluster(tmp_path / "ns")
-    monkeypatch.setenv("SWARM_SSH_CONFIG", str(cluster.config))
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    try:
-        for i in (1, 2, 3):
-            cluster.add(f"node{i}")
+    with real_nodes(tmp_path, monkeypatch, "node1", "node2", "node3") as cluster:
         yield cluster
-    finally:
-        cluster.close()
 
 
 def received(log: Path, agent: str) -> list[str]:

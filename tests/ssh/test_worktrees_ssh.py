@@ -14,25 +14,15 @@ import pytest
 
 from swarm_tui.errors import ConfigError
 from swarm_tui.testing import netns
-from tests.ssh.conftest import serving
+from swarm_tui.testing.waiting import async_wait_until
+from tests.ssh.conftest import real_nodes, serving
 from tests.ssh.test_cluster import FAST
 
 
 @pytest.fixture
 def node(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[netns.NetnsCluster]:
-    reason = netns.available()
-    if reason:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"real-sshd tests cannot run in CI: {reason}")
-        pytest.skip(f"real-sshd tests skipped: {reason}")
-    cluster = netns.NetnsCluster(tmp_path / "ns")
-    monkeypatch.setenv("SWARM_SSH_CONFIG", str(cluster.config))
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    try:
-        cluster.add("node1")
+    with real_nodes(tmp_path, monkeypatch, "node1") as cluster:
         yield cluster
-    finally:
-        cluster.close()
 
 
 def git(repo: Path, *args: str) -> str:
@@ -84,9 +74,16 @@ async def test_worktree_on_a_node_diff_and_merge(node, home, tmp_path, fleet_nam
 
 
 async def test_repo_missing_on_the_node_starts_nothing(node, home, tmp_path, fleet_name) -> None:
-    with pytest.raises(ConfigError) as caught:
-        async with serving(layout(tmp_path, fleet_name, tmp_path / "nowhere"), home):
-            pass
-    line = str(caught.value)
+    """Refused at start when the node answers then; a node that answers only later (sshd
+    still starting) says the same as its link's state, and starts nothing either."""
+    try:
+        async with serving(layout(tmp_path, fleet_name, tmp_path / "nowhere"), home) as fleet:
+            link = fleet.links["node1"]
+            await async_wait_until(lambda: "not a git repository" in link.detail, 60,
+                                   "the worktree problem as the node's link state")
+            line = link.detail
+            assert not link.connected and not fleet.agents["Gauss"].pane
+    except ConfigError as exc:
+        line = str(exc)
     assert line.startswith("agent 'Gauss' on node1: repo ") and "is not a git repository" in line
     assert "no agent was started" in line
