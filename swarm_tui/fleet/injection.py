@@ -266,9 +266,13 @@ class Injector:
     async def _verify(self, agent: Agent, before: list[str], text: str,
                       scale: float) -> tuple[bool | None, list[str]]:
         deadline = time.monotonic() + agent.adapter.verify_timeout * scale
+        # None is final only for a CLI whose box this adapter cannot read at all; one whose
+        # box it read before typing is between two frames (a redraw, `/new` clearing the
+        # screen): look again until the deadline
+        readable = agent.adapter.read(before).draft is not None
         while True:
             after = await self._capture(agent)
             verdict = agent.adapter.submitted(before, after, text)
-            if verdict is None or verdict or time.monotonic() >= deadline:
+            if verdict or (verdict is None and not readable) or time.monotonic() >= deadline:
                 return verdict, after
             await asyncio.sleep(0.05)

@@ -126,6 +126,10 @@ class SwarmApp(AgentActions):
     def on_tile_grid_resized(self) -> None:
         self._relayout()
 
+    def on_agent_tile_resized(self) -> None:
+        if self._laid_out:  # the client drops a repeat of what it last said
+            self.client.set_visible(self._visible_names(), self._tile_sizes())
+
     @property
     def per_page(self) -> int:
         return 1 if self.zoomed else self.cols * self.rows

@@ -222,8 +222,13 @@ class AgentTile(Widget):
                                            width - TITLE_EDGES if width > TITLE_EDGES else 0,
                                            time.time())
 
+    class Resized(Message):
+        """A tile's room changed (it may settle a frame after the page was laid out): the
+        app says the shown tiles' sizes to the engine again."""
+
     def on_resize(self) -> None:
         self._draw_title()
+        self.post_message(self.Resized())
 
     def render_line(self, y: int) -> Strip:
         width = self.content_region.width or self.size.width
