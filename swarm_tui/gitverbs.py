@@ -28,7 +28,8 @@ def add_verbs(sub: Any) -> None:
     diff.add_argument("--fleet")
     merge = sub.add_parser(
         "merge", help="merge an agent's worktree branch into its base once its task is "
-        "complete", description="swarm merge NAME [--into BRANCH] [--squash] [--force]. "
+        "complete", description="swarm merge NAME [--into BRANCH] [--squash] [--force] "
+        "[--check]. "
         "Refused, with nothing changed, on conflicts (listed), a dirty base checkout, "
         "uncommitted work in the agent's worktree, or a task not complete (--force merges "
         "anyway). Exit 0 merged, 1 refused, 2 bad input or no engine.")
@@ -40,6 +41,8 @@ def add_verbs(sub: Any) -> None:
     merge.add_argument("--force", action="store_true", help="merge even though its task is "
                        "not complete, or with uncommitted work in its worktree (its commits "
                        "only)")
+    merge.add_argument("--check", action="store_true", help="say what a merge would do (or "
+                       "why not), change nothing")
     merge.add_argument("--fleet")
 
 
@@ -90,6 +93,7 @@ def _shown(text: str, tty: bool) -> str:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     reply = _ask(args, {"op": "merge", "agent": args.name, "into": args.into,
-                        "squash": args.squash, "force": args.force}, timeout=120)
+                        "squash": args.squash, "force": args.force, "check": args.check},
+                  timeout=120)
     print(f"swarm: {args.name}: {reply['done']}")
     return 0

@@ -253,13 +253,14 @@ def trim(patch: str, limit: int) -> tuple[str, list[str]]:
 
 
 # ---------------------------------------------------------------------------- merging
-MERGE = r"""  # after PRELUDE and assign(repo, wt, br, into, message, squash, force)
+MERGE = r"""  # after PRELUDE and assign(repo, wt, br, into, message, squash, force, check)
 cd "$(home "$repo")" 2>/dev/null || { echo "FAIL repo $repo is gone"; exit 0; }
 g rev-parse -q --verify "refs/heads/$into" >/dev/null ||
   { echo "FAIL branch $into does not exist in $repo"; exit 0; }
-if [ "$force" != 1 ] && [ -n "$(g -C "$(home "$wt")" status --porcelain 2>/dev/null)" ]; then
-  echo "UNCOMMITTED $(g -C "$(home "$wt")" status --porcelain | wc -l)"; exit 0
-fi
+# what no merge takes: the worktree's uncommitted files (first line, whatever follows)
+left=$(g -C "$(home "$wt")" status --porcelain 2>/dev/null | wc -l)
+echo "LEFT $left"
+if [ "$force" != 1 ] && [ "$left" != 0 ]; then echo "UNCOMMITTED $left"; exit 0; fi
 if g merge-base --is-ancestor "$br" "$into"; then echo "NOTHING"; exit 0; fi
 old=$(g rev-parse "refs/heads/$into")
 out=$(g merge-tree --write-tree --name-only --no-messages "$into" "$br" 2>&1)
@@ -268,12 +269,15 @@ case $? in
   1) echo "CONFLICT"; printf '%s\n' "$out" | tail -n +2; exit 0 ;;
   *) echo "FAIL git merge-tree cannot merge here (git 2.38 or newer is needed)"; exit 0 ;;
 esac
+# the base already holds all of it (a squash merged it before): nothing to take
+[ "$tree" = "$(g rev-parse "$into^{tree}")" ] && { echo "NOTHING"; exit 0; }
 # where the base is checked out (porcelain: worktree PATH, then branch refs/heads/NAME)
 at=$(g worktree list --porcelain | awk -v ref="refs/heads/$into" '
   /^worktree /{ path = substr($0, 10) } $0 == "branch " ref { print path; exit }')
 if [ -n "$at" ] && [ -n "$(g -C "$at" status --porcelain --untracked-files=no)" ]; then
   echo "DIRTY $at"; exit 0
 fi
+if [ "$check" = 1 ]; then echo "READY $(g rev-list --count "$into..$br")"; exit 0; fi
 if [ "$squash" = 1 ]; then set -- -p "$old"; else set -- -p "$old" -p "$br"; fi
 new=$(printf '%s\n' "$message" | g commit-tree "$tree" "$@" 2>&1) ||
   { echo "FAIL git commit-tree: $(printf '%s' "$new" | tail -n 1)"; exit 0; }
@@ -301,15 +305,23 @@ one() {
   [ -n "$base" ] || base=$(g -C "$top" config --get "branch.$br.swarmbase")
   dirty=$(g -C "$wt" status --porcelain | wc -l)
   if ! g -C "$top" merge-base --is-ancestor "$br" "$base" 2>/dev/null; then
-    n=$(g -C "$top" rev-list --count "$base..$br" 2>/dev/null)
-    say KEPT "$br has ${n:-?} commit(s) not merged into $base; $dirty uncommitted file(s) at $wt"
-    return
+    # a squash merge leaves the commits unmerged to git, their content in the base
+    tree=$(g -C "$top" merge-tree --write-tree --no-messages "$base" "$br" 2>/dev/null)
+    if [ -z "$tree" ] || [ "$tree" != "$(g -C "$top" rev-parse "$base^{tree}")" ]; then
+      n=$(g -C "$top" rev-list --count "$base..$br" 2>/dev/null)
+      say KEPT "$br has ${n:-?} commit(s) not merged into $base; $dirty uncommitted file(s) at $wt"
+      return
+    fi
   fi
   [ "$dirty" = 0 ] || { say KEPT "$dirty uncommitted file(s) at $wt"; return; }
   err=$(g -C "$top" worktree remove "$wt" 2>&1) || { say KEPT "git: $err"; return; }
-  g -C "$top" branch -d -q "$br" 2>/dev/null
-  g -C "$top" config --remove-section "branch.$br" 2>/dev/null
-  say REMOVED "$wt and branch $br (merged into $base)"
+  if g -C "$top" branch -d -q "$br" 2>/dev/null; then
+    g -C "$top" config --remove-section "branch.$br" 2>/dev/null
+    say REMOVED "$wt and branch $br (merged into $base)"
+  else  # never deleted by force: the user says so
+    say REMOVED "$wt; branch $br kept (its content is in $base, its commits are not: \
+\`git branch -D $br\` deletes it)"
+  fi
 }
 """
 

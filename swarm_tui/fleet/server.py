@@ -390,10 +390,17 @@ class FleetServer:
             self._may(sender, "merge", None, "merge an agent's branch")
             (agent,) = fleet.resolve([req.agent])
             refusal = "" if req.force else merge_refusal(agent.name, fleet.store.tasks(agent.name))
-            if refusal:
-                raise SwarmError(refusal)
-            done = await fleet.worktrees.merge(agent, req.into, req.squash, req.force)
-            fleet.listener.notice(f"{agent.name}: {done}")
+            if refusal:  # and what forcing it would do: merge nothing, leave files behind
+                try:
+                    forced = await fleet.worktrees.merge(agent, req.into, req.squash,
+                                                         force=True, check=True)
+                except SwarmError as exc:
+                    forced = f"refused too: {exc}"
+                raise SwarmError(f"{refusal} (forced, it {forced})")
+            done = await fleet.worktrees.merge(agent, req.into, req.squash, req.force,
+                                               req.check)
+            if not req.check:
+                fleet.listener.notice(f"{agent.name}: {done}")
             return {"ok": True, "done": done}
         if isinstance(req, History | Grep):  # who may read what: see fleet/history.py
             return await self.readers.answer(

@@ -241,11 +241,12 @@ class Worktrees:
 
     # ------------------------------------------------------------------ merging
     async def merge(self, agent: Agent, into: str = "", squash: bool = False,
-                    force: bool = False) -> str:
+                    force: bool = False, check: bool = False) -> str:
         """Merge the agent's branch into its base (or `into`) without touching any worktree
-        but the base's own clean checkout; one line saying what was done. Refused (raises)
-        on conflicts, a dirty base checkout, or uncommitted work in the agent's worktree
-        (unless `force`: its commits are merged, the rest stays)."""
+        but the base's own clean checkout; one line saying what was done (with `check`: what
+        a merge would do, nothing changed). Refused (raises) on conflicts, a dirty base
+        checkout, or uncommitted work in the agent's worktree (unless `force`: its commits
+        are merged, the rest stays, and the line says so)."""
         if not agent.workdir:
             raise SwarmError(f"{agent.name} has no worktree: nothing to merge")
         into = into or agent.base
@@ -255,11 +256,22 @@ class Worktrees:
                    f"{agent.name}'s work (squashed {branch})")
         script = git.PRELUDE + git.assign(
             repo=repo, wt=agent.workdir, br=branch, into=into, message=message,
-            squash="1" if squash else "0", force="1" if force else "0") + git.MERGE
+            squash="1" if squash else "0", force="1" if force else "0",
+            check="1" if check else "0") + git.MERGE
         rc, out = await self._host_of(agent).shell(sh(script), timeout=MERGE_TIMEOUT)
         lines = out.strip().splitlines() or [f"exit {rc}"]
+        left = 0
+        if lines[0].startswith("LEFT ") and lines[0][5:].strip().isdigit():
+            left = int(lines.pop(0)[5:])
+            lines = lines or [f"exit {rc}"]
         word, _, rest = lines[0].partition(" ")
-        self.refresh(agent)
+        stays = (f"; {left} uncommitted file(s) stay in {agent.name}'s worktree (no merge "
+                 "takes them: ask it to commit)") if left else ""
+        if not check:
+            self.refresh(agent)
+        if word == "READY":
+            return (f"would merge {rest} commit(s) of {branch} into {into}"
+                    f"{' as one squashed commit' if squash else ''}{stays}")
         if word == "MERGED":
             for other in self._agents():  # the base moved: their conflicts may have changed
                 if other is not agent and other.spec.repo == repo and other.spec.host == \
@@ -267,10 +279,13 @@ class Worktrees:
                     self.refresh(other)
             commit, _, at = rest.partition(" ")
             where = f", its checkout {at} moved forward" if at else ""
+            after = (f"; the branch keeps its own commits, so ask {agent.name} to merge "
+                     f"{into} into it before it goes on (or its next change conflicts)"
+                     ) if squash else ""
             return (f"merged {branch} into {into} ({'squashed, ' if squash else ''}commit "
-                    f"{commit}{where})")
+                    f"{commit}{where}){stays}{after}")
         if word == "NOTHING":
-            return f"nothing to merge: {into} already has every commit of {branch}"
+            return f"nothing to merge: {into} already has everything {branch} holds{stays}"
         if word == "CONFLICT":
             files = ", ".join(lines[1:21]) + (" …" if len(lines) > 21 else "")
             raise SwarmError(f"{branch} conflicts with {into} in {files}: nothing was merged "

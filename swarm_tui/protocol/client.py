@@ -415,11 +415,13 @@ class FleetClient:
         return DiffView.model_validate(reply["diff"])
 
     async def merge(self, name: str, into: str = "", squash: bool = False,
-                    force: bool = False) -> str:
+                    force: bool = False, check: bool = False) -> str:
         """Merge the agent's branch into its base (or `into`); returns what was done, in
-        one line. Refused (raises) on conflicts, a dirty base checkout or an open task."""
+        one line (with `check`: what a merge would do, nothing changed). Refused (raises)
+        on conflicts, a dirty base checkout or an open task."""
         reply = await self.request({"op": "merge", "agent": name, "into": into,
-                                    "squash": squash, "force": force}, timeout=120)
+                                    "squash": squash, "force": force, "check": check},
+                                   timeout=120)
         return str(reply["done"])
 
     async def grep(self, pattern: str, agent: str | None = None, context: int = 0,

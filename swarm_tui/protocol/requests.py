@@ -167,6 +167,7 @@ class Merge(_Req):
     into: str = ""
     squash: bool = False
     force: bool = False
+    check: bool = False  # say what a merge would do (or why not), change nothing
 
 
 class Answer(_Req):

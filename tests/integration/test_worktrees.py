@@ -220,7 +220,8 @@ async def test_down_clean_removes_merged_keeps_the_rest(sandbox, start_fleet, tm
 
 async def test_diff_and_merge_from_a_shell(sandbox, start_fleet, tmp_path):
     repo = make_repo(tmp_path / "repo")
-    run = await start_fleet(sandbox.layout("wt7", worker("Gauss", repo)))
+    layout = sandbox.layout("wt7", worker("Gauss", repo))
+    run = await start_fleet(layout)
     wt = Path(run.fleet.agents["Gauss"].workdir)
     (wt / "app.py").write_text("def answer():\n    return 42\n")
     commit_all(wt, "the answer")
@@ -233,15 +234,32 @@ async def test_diff_and_merge_from_a_shell(sandbox, start_fleet, tmp_path):
     assert (elsewhere / "app.py").read_text() == "def answer():\n    return 42\n"
     stat = await sandbox.aswarm("diff", "Gauss", "--stat")
     assert stat.stdout.split() == ["+1", "-1", "app.py", "(committed)"]
+    (wt / "draft.txt").write_text("never committed\n")  # no merge takes it: said each time
     refused = await sandbox.aswarm("merge", "Gauss")
     assert refused.returncode == 1 and "no task a judge found complete" in refused.stderr
+    assert "(forced, it would merge 1 commit(s) of swarm/wt7/Gauss into main; 1 " \
+        "uncommitted file(s) stay in Gauss's worktree" in refused.stderr
     unknown = await sandbox.aswarm("merge", "Nobody")
     assert unknown.returncode == 2 and "no agent named 'Nobody'" in unknown.stderr
+    before = git(repo, "rev-parse", "main")
+    checked = await sandbox.aswarm("merge", "Gauss", "--force", "--check")
+    assert checked.returncode == 0 and "would merge 1 commit(s)" in checked.stdout
+    assert git(repo, "rev-parse", "main") == before  # a check changes nothing
     merged = await sandbox.aswarm("merge", "Gauss", "--force", "--squash")
     assert merged.returncode == 0, merged.stderr
     assert "merged swarm/wt7/Gauss into main (squashed, commit" in merged.stdout
+    assert "1 uncommitted file(s) stay in Gauss's worktree" in merged.stdout
+    assert "ask Gauss to merge main into it" in merged.stdout
     assert git(repo, "rev-list", "--parents", "-n", "1", "main").count(" ") == 1  # one parent
     assert (repo / "app.py").read_text() == "def answer():\n    return 42\n"
+    again = await sandbox.aswarm("merge", "Gauss", "--force")  # squashed: its content is in
+    assert again.returncode == 0 and "nothing to merge" in again.stdout, again.stderr
+    (wt / "draft.txt").unlink()
+    await run.stop()
+    done = await sandbox.aswarm("down", str(layout), "--clean", timeout=60)
+    assert "Gauss on local: worktree removed" in done.stdout, done.stdout + done.stderr
+    assert "branch swarm/wt7/Gauss kept (its content is in main" in done.stdout
+    assert git(repo, "branch", "--list", "swarm/wt7/Gauss").strip()  # never deleted by force
 
 
 def test_doctor_checks_worktrees(sandbox, tmp_path):
