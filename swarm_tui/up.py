@@ -21,7 +21,7 @@ from swarm_tui.errors import SwarmError
 
 def up(layout_arg: str, headless: bool, fresh: bool = False, log: str | None = None) -> int:
     from swarm_tui.config.layout import load_layout, resolve_layout
-    from swarm_tui.errors import FleetBusy
+    from swarm_tui.errors import ConfigError, FleetBusy
     from swarm_tui.fleet.lock import FleetLock
     from swarm_tui.fleet.store import Store
     from swarm_tui.hosts.local import check_tmux
@@ -43,6 +43,7 @@ def up(layout_arg: str, headless: bool, fresh: bool = False, log: str | None = N
                         "first (quit its UI, or `swarm down` it), then start it with --fresh"
                         ) from exc
     kept = paths.set_aside_journal(loaded.fleet) if fresh else None
+    new_journal = not paths.db_path(loaded.fleet).exists()
     try:
         store = Store(paths.db_path(loaded.fleet))
     except BaseException:
@@ -54,6 +55,12 @@ def up(layout_arg: str, headless: bool, fresh: bool = False, log: str | None = N
               f"as {kept}", flush=True)
     try:
         return asyncio.run(_run_fleet(loaded, store, Path(log) if log else None))
+    except ConfigError:
+        if new_journal:  # refused before anything started: no journal of a fleet never run
+            store.close()
+            for suffix in paths.JOURNAL_FILES:
+                Path(f"{paths.db_path(loaded.fleet)}{suffix}").unlink(missing_ok=True)
+        raise
     finally:
         store.close()
         lock.release()

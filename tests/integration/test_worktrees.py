@@ -190,6 +190,7 @@ def test_bad_worktree_input_starts_nothing(sandbox, tmp_path):
         lines = [ln for ln in done.stderr.splitlines() if "worktree" in ln]
         assert len(lines) == 1 and start in lines[0] and end in lines[0], done.stderr
         assert not sandbox.tmux("wt5").has_session("wt5")  # no agent started half-way
+        assert not sandbox.db_path("wt5").exists()  # nor a journal of a fleet never run
         assert git(repo, "branch", "--list", "swarm/wt5/Fine").strip() == ""
 
 
