@@ -260,14 +260,22 @@ def cmd_down(args: argparse.Namespace) -> int:
 
     loaded = load_layout(resolve_layout(args.layout))
     sock = paths.socket_path(loaded.fleet)
+    told = False
     if sock.exists():
         try:  # tell the owner first, so it exits instead of reconnecting
             request(sock, {"op": "down"}, timeout=10)
+            told = True
         except Refused as exc:  # e.g. asked from an agent's pane: nothing is stopped
             print(f"swarm: {exc}", file=sys.stderr)
             return 1
         except ClientError:
             pass  # no owner running: nothing to tell
+    if not told and paths.db_path(loaded.fleet).exists():
+        from swarm_tui.fleet.store import Store
+
+        store = Store(paths.db_path(loaded.fleet))  # no engine: its next start resumes none
+        store.forget_sessions()
+        store.close()
     hosts = make_hosts(loaded)
 
     specs = loaded.agents()

@@ -29,6 +29,8 @@ def program(agent: ResolvedAgent, default: str) -> list[str]:
     PATH, e.g. ~/.local/bin/agent), else the CLI's usual name."""
     return shlex.split(agent.command) if agent.command.strip() else [default]
 
+SESSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z-]{7,63}")  # a conversation's id, as CLIs write it
+
 
 def command_line(argv: list[str]) -> str:
     """`argv` as one shell command line, each word quoted, except that a leading `~/` stays
@@ -131,6 +133,16 @@ class Adapter:
     def hook_state(self, payload: dict[str, object]) -> AgentState | None:
         """The state a structured signal (`swarm hook <cli>` with the CLI's JSON) means."""
         return None
+
+    def session_id(self, payload: dict[str, object]) -> str:
+        """The conversation a structured signal comes from ("" when it does not say): what
+        `resume` takes to bring that conversation back."""
+        return ""
+
+    def resume(self, agent: ResolvedAgent, ctx: LaunchContext, session: str) -> str:
+        """The command line that starts the CLI back in conversation `session` (after its
+        tmux server was gone); "" when this CLI cannot resume one."""
+        return ""
 
     def with_colours(self, screen: list[str], reading: Reading) -> Reading:
         """`reading` (of this screen's plain text) completed from the captured `screen`,

@@ -18,6 +18,7 @@ import re
 
 from swarm_tui.agents.answers import NUMBERED, arrows, numbered
 from swarm_tui.agents.base import (
+    SESSION,
     Adapter,
     AgentState,
     Option,
@@ -84,12 +85,22 @@ class ClaudeAdapter(Adapter):
     clear_draft_keys = ("Escape", "Escape")
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
+        return command_line([*self._argv(agent), *agent.args])
+
+    def resume(self, agent: ResolvedAgent, ctx: LaunchContext, session: str) -> str:
+        return command_line([*self._argv(agent), "--resume", session, *agent.args])
+
+    def _argv(self, agent: ResolvedAgent) -> list[str]:
         args = self.program(agent)
         if agent.model:
             args += ["--model", agent.model]
         if agent.hooks:
             args += ["--settings", json.dumps(hook_settings(), separators=(",", ":"))]
-        return command_line([*args, *agent.args])
+        return args
+
+    def session_id(self, payload: dict[str, object]) -> str:
+        sid = payload.get("session_id")  # every hook event carries it
+        return sid if isinstance(sid, str) and SESSION.fullmatch(sid) else ""
 
     def headless(self, model: str) -> list[str]:
         argv = [self.executable, "-p", "--output-format", "json"]

@@ -33,6 +33,7 @@ import re
 
 from swarm_tui.agents.answers import NUMBERED, arrows, numbered, shortcut
 from swarm_tui.agents.base import (
+    SESSION,
     Adapter,
     AgentState,
     Option,
@@ -88,10 +89,20 @@ class CodexAdapter(Adapter):
     fresh_command = "/new"
 
     def launch(self, agent: ResolvedAgent, ctx: LaunchContext) -> str:
+        return self._line(agent, ctx, [])
+
+    def resume(self, agent: ResolvedAgent, ctx: LaunchContext, session: str) -> str:
+        return self._line(agent, ctx, ["resume", session])
+
+    def session_id(self, payload: dict[str, object]) -> str:
+        sid = payload.get("thread-id")  # the notify program's turn-complete event
+        return sid if isinstance(sid, str) and SESSION.fullmatch(sid) else ""
+
+    def _line(self, agent: ResolvedAgent, ctx: LaunchContext, verb: list[str]) -> str:
         # --no-daemon: otherwise the first Codex on a machine starts a shared background
         # server that runs every later session's turns, tools and notify program with the
         # first agent's environment (its SWARM_AGENT and SWARM_TOKEN)
-        argv = [*self.program(agent), "--no-daemon"]
+        argv = [*self.program(agent), *verb, "--no-daemon"]
         if agent.model:
             argv += ["--model", agent.model]
         if ctx.state_dir:  # writable in its sandbox: a fresh start's handoff note goes there

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from dataclasses import dataclass, field
 
 from swarm_tui.agents.base import Adapter, AgentState, Option, plain
@@ -38,6 +39,9 @@ class Agent:
     repo_prefix: str = ""  # where its `repo` is inside the repository ("sub/" or "")
     base: str = ""  # the branch its worktree's branch is compared with and merged into
     changes: ChangeView | None = None  # its worktree's change, as last read
+    session: str = ""  # its CLI's conversation, as its hooks last said (fleet/comeback.py)
+    resumed: bool = False  # its window was made anew and its CLI resumed `session`
+    first: deque[Message] = field(default_factory=deque)  # typed before the queue's rest
 
     @property
     def name(self) -> str:

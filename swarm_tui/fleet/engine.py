@@ -19,6 +19,7 @@ from swarm_tui.config.hosts import LOCAL
 from swarm_tui.config.layout import LoadedLayout
 from swarm_tui.errors import AgentNotFound, HostUnreachable, SwarmError, TmuxError
 from swarm_tui.fleet.agent import Agent
+from swarm_tui.fleet.comeback import came_back
 from swarm_tui.fleet.events import FleetListener, NullListener
 from swarm_tui.fleet.identity import Senders
 from swarm_tui.fleet.injection import HUMAN, Injector
@@ -85,7 +86,7 @@ class Fleet:
             self.agents[spec.name] = Agent(
                 spec=spec, adapter=adapter, token=store.token_for(spec.name),
                 focus=store.focus(spec.name) or spec.focus,
-                tracker=StateTracker(adapter, started=now))
+                tracker=StateTracker(adapter, started=now), session=store.session(spec.name))
 
     @property
     def host(self) -> Host:
@@ -122,15 +123,32 @@ class Fleet:
         for agent in self.agents.values():
             self._injector.start(agent)
         self._resume_journal()
+        back = [self.agents[n] for n in self.created if self.agents[n].resumed]
+        if back:  # its tmux died with the engine: the journal knew their conversations
+            self._spawn(came_back(self, back), "came-back")
         self.tasks.seed()
         self.reminders.seed()
         self._spawn(self._supervised(self.reminders.run, "reminders"), "reminders")
         self._spawn(self._supervised(self.tasks.run, "tasks"), "tasks")
         for name in self.created:
             agent = self.agents[name]
-            if agent.spec.prompt:
+            if agent.spec.prompt and not agent.resumed:
                 self.send([name], agent.spec.prompt, sender="swarm")
         self.ready = True
+
+    # ------------------------------------------------------- agents started again
+    def windows_lost(self, link: HostLink, agents: list[Agent]) -> None:
+        self._spawn(came_back(self, agents, f" on {link.name}"), f"came-back-{link.name}")
+
+    def host_of(self, agent: Agent) -> Host:
+        return self.link_of(agent).host
+
+    def send_first(self, agent: Agent, text: str) -> None:
+        (message,) = self.store.enqueue_all("swarm", [agent.name], sanitize(text), 0)
+        self._injector.enqueue_first(agent, message)
+
+    def notice(self, text: str) -> None:
+        self.listener.notice(text)
 
     def _spawn(self, coro: object, name: str) -> None:
         self._tasks.append(asyncio.create_task(coro, name=name))  # type: ignore[arg-type]
@@ -173,6 +191,7 @@ class Fleet:
         queued is typed into the next run's new agents)."""
         await self.stop()
         self.store.settle_down("the fleet was stopped (swarm down) before it was typed")
+        self.store.forget_sessions()  # the next start begins new conversations
 
         async def kill(link: HostLink) -> None:
             try:
@@ -226,7 +245,7 @@ class Fleet:
         """Queue what the journal holds undelivered, in the order it was written: a previous
         run's messages, and what was sent while this one was starting."""
         for agent in self.agents.values():
-            if agent.name in self.created:
+            if agent.name in self.created and not agent.resumed:
                 self._settle_gone(agent)
             self._resume(agent)
         self._resumed = True
@@ -452,6 +471,10 @@ class Fleet:
     def hook(self, name: str, payload: dict[str, object]) -> str | None:
         """A structured signal from an agent's CLI (its hooks / notify program)."""
         (agent,) = self.resolve([name])
+        session = agent.adapter.session_id(payload)
+        if session and session != agent.session:  # the conversation a reboot resumes
+            agent.session = session
+            self.store.set_session(agent.name, session)
         state = agent.adapter.hook_state(payload)
         if state is not None and state is not agent.state:
             old = agent.state

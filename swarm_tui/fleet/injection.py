@@ -54,6 +54,11 @@ def buffer_lines(name: str, text: str) -> list[str]:
     return lines
 
 
+
+class _GoesFirst(Exception):
+    """A message queued to go first came while another waited for the agent: that one
+    waits again, right after it."""
+
 class DraftStuck(SwarmError):
     """The input box holds text that the adapter's keys did not clear."""
 
@@ -90,6 +95,7 @@ class Injector:
         self._retired: set[Agent] = set()  # left the fleet: stop after the current message
         self._held: dict[str, Message] = {}  # per agent: its message whose handling failed
         self._outcome: dict[int, tuple[str, str]] = {}  # typed; status not yet journaled
+        self._firsts: set[int] = set()  # ids of the messages queued to go first
 
     def start(self, agent: Agent) -> None:
         """Run the agent's queue. An agent of the same name that left the fleet (live
@@ -125,6 +131,14 @@ class Injector:
         agent.inbox.put_nowait(message)
         self._notify(message, agent)
 
+    def enqueue_first(self, agent: Agent, message: Message) -> None:
+        """Queue a message to be typed before everything queued already (what a restarted
+        agent must read before its backlog: its focus and task)."""
+        agent.first.append(message)
+        self._firsts.add(message.id)
+        self.enqueue(agent, message)  # the inbox's copy wakes the queue; it is skipped once
+        agent.changed.set()  # a queue waiting for the agent looks again now
+
     async def stop(self) -> None:
         tasks = [t for _, t in self._tasks.values()]
         for task in tasks:
@@ -154,14 +168,21 @@ class Injector:
 
     async def _run(self, agent: Agent) -> None:
         while agent not in self._retired:
-            message = self._held.pop(agent.name, None) or await agent.inbox.get()
+            message = ((agent.first.popleft() if agent.first else None)
+                       or self._held.pop(agent.name, None) or await agent.inbox.get())
+            if message.id not in agent.waiting:
+                continue  # the inbox's copy of a message typed first
             try:
                 settled = await self._one(agent, message)
+            except _GoesFirst:
+                self._held[agent.name] = message  # right after what must go first
+                continue
             except Exception:
                 self._held[agent.name] = message  # first again when the queue restarts
                 raise
             agent.pending -= 1
             agent.waiting.pop(message.id, None)
+            self._firsts.discard(message.id)
             self._notify(settled, agent)  # after the count: watchers see the queue as it is
 
     async def _one(self, agent: Agent, message: Message) -> Message:
@@ -171,6 +192,8 @@ class Injector:
         warned = False
         while True:
             await self._wait_ready(agent)
+            if agent.first and message.id not in self._firsts:
+                raise _GoesFirst
             why = self._obsolete(agent, message)
             if why:
                 self._store.mark(message.id, CANCELLED, why)

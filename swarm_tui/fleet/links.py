@@ -34,12 +34,13 @@ DEAD_SUB = "swarm-dead"
 Spawn = Callable[[Coroutine[Any, Any, None], str], None]  # a task the engine keeps and stops
 
 
-def launch_line(agent: Agent, ctx: LaunchContext) -> str:
-    """The shell line that starts an agent's CLI in its window. `swarm` goes first on PATH,
-    so the agent can message the fleet from its own shell. Agents do not get $TMUX: with it,
-    `tmux send-keys` would type into another agent with no journal row and no sender."""
+def launch_line(agent: Agent, ctx: LaunchContext, command: str = "") -> str:
+    """The shell line that starts an agent's CLI in its window (`command`, else its new
+    conversation). `swarm` goes first on PATH, so the agent can message the fleet from its
+    own shell. Agents do not get $TMUX: with it, `tmux send-keys` would type into another
+    agent with no journal row and no sender."""
     return (f"unset TMUX TMUX_PANE; PATH={shlex.quote(ctx.bin_dir)}:\"$PATH\"; export PATH; "
-            + agent.adapter.launch(agent.spec, ctx))
+            + (command or agent.adapter.launch(agent.spec, ctx)))
 
 
 async def list_windows(control: ControlClient, session: str
@@ -113,6 +114,7 @@ class HostLinks:
         existing = await list_windows(control, host.session)
         link.by_pane.clear()
         link.control = control
+        lost = []  # had a window before this link went down: its tmux server was gone
         for agent in owner.agents.values():
             if agent.spec.host != link.name:
                 continue
@@ -120,6 +122,8 @@ class HostLinks:
                 agent.window, agent.pane, dead = existing[agent.name]
                 agent.tracker.pane_died(dead)
             else:
+                if agent.window:
+                    lost.append(agent)
                 await self._new_window(control, host, agent)
                 agent.tracker.pane_died(False)
                 if agent.name not in owner.created:
@@ -131,6 +135,8 @@ class HostLinks:
         self._sizer.forget(link)  # its windows are as tmux made them
         await screens.refresh(list(link.by_pane.values()))
         owner.link_state(link, True, "")
+        if lost:
+            owner.windows_lost(link, lost)
         for agent in link.by_pane.values():
             agent.changed.set()  # queued messages may go now
         screens.wake.set()
@@ -158,7 +164,10 @@ class HostLinks:
         env = " ".join(f"-e {quote(f'{k}={v}')}"
                        for k, v in self._owner.agent_env(agent, host).items())
         cwd = f"-c {quote(agent.cwd)}" if agent.cwd else ""
-        command = launch_line(agent, ctx)
+        # a new window for an agent whose conversation its hooks reported: resume it
+        resume = agent.adapter.resume(spec, ctx, agent.session) if agent.session else ""
+        agent.resumed = bool(resume)
+        command = launch_line(agent, ctx, resume)
         reply = await control.run(
             f"new-window -d -P -F {quote('#{window_id} #{pane_id}')} -t ={host.session}: "
             f"-n {quote(spec.name)} {cwd} {env} {quote(command)}")

@@ -156,6 +156,10 @@ class LinkOwner(Protocol):
 
     def tmux_lost(self) -> None: ...
 
+    def windows_lost(self, link: HostLink, agents: list[Agent]) -> None:
+        """The host came back without these agents' windows (its tmux server was gone):
+        new ones were made; tell each agent what it needs (fleet/comeback.py)."""
+
     async def prepare_worktrees(self, link: HostLink, create: bool,
                                 only: Agent | None = None, checked: bool = False) -> None:
         """Check (or make) the worktrees of the host's agents (or of `only`); raises

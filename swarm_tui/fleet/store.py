@@ -24,7 +24,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS agents (
     name TEXT PRIMARY KEY,
     token TEXT NOT NULL,
-    focus TEXT NOT NULL DEFAULT ''
+    focus TEXT NOT NULL DEFAULT '',
+    session TEXT NOT NULL DEFAULT ''  -- its CLI's conversation, to resume it after a reboot
 );
 CREATE TABLE IF NOT EXISTS messages (
     id INTEGER PRIMARY KEY,
@@ -255,7 +256,8 @@ class Store:
         self.db.executescript(SCHEMA)
         for table, column in (("reminders", "action TEXT NOT NULL DEFAULT 'message'"),
                               ("messages", "task INTEGER NOT NULL DEFAULT 0"),
-                              ("tasks", "prompt INTEGER NOT NULL DEFAULT 0")):
+                              ("tasks", "prompt INTEGER NOT NULL DEFAULT 0"),
+                              ("agents", "session TEXT NOT NULL DEFAULT ''")):
             try:  # journals written by an older swarm
                 self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
             except sqlite3.OperationalError:
@@ -311,6 +313,18 @@ class Store:
                 "INSERT INTO focus_history(time, agent, label, by) VALUES (?,?,?,?)",
                 (time.time(), agent, label, by),
             )
+
+    def session(self, agent: str) -> str:
+        row = self.db.execute("SELECT session FROM agents WHERE name=?", (agent,)).fetchone()
+        return str(row[0]) if row and row[0] else ""
+
+    def set_session(self, agent: str, session: str) -> None:
+        self.token_for(agent)
+        self.db.execute("UPDATE agents SET session=? WHERE name=?", (session, agent))
+
+    def forget_sessions(self) -> None:
+        """After `swarm down`: the next start begins new conversations, resumes none."""
+        self.db.execute("UPDATE agents SET session=''")
 
     # ---------------------------------------------------------------- messages
     def enqueue(self, sender: str, recipient: str, text: str, task: int = 0) -> Message:

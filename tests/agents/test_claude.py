@@ -154,3 +154,34 @@ async def test_stop_hook_reaches_swarm_and_sets_idle(sandbox, start_fleet, claud
     await async_wait_until(lambda: agent.tracker.signal is AgentState.IDLE, TURN,
                            "the Stop hook's signal", run.screens)
     await run.wait_states("idle", timeout=TURN)
+
+
+async def test_a_restart_after_tmux_died_resumes_the_conversation(
+        sandbox, start_fleet, claude, fake) -> None:
+    """The machine rebooted (tmux and the engine gone): the next start runs `claude
+    --resume` with the session its hooks reported, tells Ada it was started again before
+    what was queued meanwhile, and types that after, once."""
+    from swarm_tui.fleet.store import Store
+
+    run, agent, _ = await start_claude(sandbox, start_fleet, claude, fake, hooks=True)
+    await deliver(run, fake, "remember the number 4711")
+    await async_wait_until(lambda: run.store.session("Ada"), TURN,
+                           "the session id from the Stop hook", run.screens)
+    session, layout = run.store.session("Ada"), run.fleet.loaded.path
+    await run.stop()
+    sandbox.tmux("cc").run("kill-server", check=False)  # the reboot
+    journal = Store(sandbox.db_path("cc"))
+    journal.enqueue_all("human", ["Ada"], "what number did I say?", 0)  # queued meanwhile
+    journal.close()
+    run = await start_fleet(layout)
+    agent = run.fleet.agents["Ada"]
+    assert agent.resumed and agent.session == session
+    await async_wait_until(lambda: fake.user_texts()[-1:] == ["what number did I say?"],
+                           START + TURN, "the queued question to reach the model",
+                           lambda: f"{fake.user_texts()[-3:]!r}\n{run.screens()}")
+    texts = fake.user_texts()
+    told = [i for i, t in enumerate(texts) if t.startswith("swarm: your CLI was started again")]
+    assert len(told) == 1 and told[0] < texts.index("what number did I say?"), texts
+    assert texts.count("what number did I say?") == 1
+    asked = [r.body for r in fake.requests if last_user_text(r.body) == "what number did I say?"]
+    assert "4711" in str(asked[-1].get("messages"))  # the same conversation, resumed

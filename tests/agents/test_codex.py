@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from swarm_tui.agents.base import AgentState
+from swarm_tui.fleet.store import Store
 from swarm_tui.testing import async_wait_until
 from swarm_tui.testing.codex_offline import conversation_texts
 from swarm_tui.testing.fake_llm import Reply, last_user_text
@@ -114,3 +115,35 @@ async def test_notify_reaches_swarm_and_sets_the_state(start_fleet, codex_layout
     await async_wait_until(lambda: agent.tracker.signal is AgentState.IDLE, 20,
                            "Codex's notify to call `swarm hook codex`", run.screens)
     await run.wait_states("idle", timeout=10)
+
+
+async def test_a_restart_after_tmux_died_resumes_the_conversation(start_fleet, codex_layout,
+                                                                  fake, sandbox):
+    """The machine rebooted (tmux and the engine gone): the next start resumes the
+    conversation the notify program reported, tells the agent its focus before what was
+    queued meanwhile, and types that after, once."""
+    layout = codex_layout(focus="the parser", hooks=True)  # notify reports the conversation
+    run, agent = await _start(start_fleet, layout)
+    await _deliver(run, "remember the word kumquat")
+    await run.wait_states("idle", timeout=20)
+    await async_wait_until(lambda: run.store.session("Hilbert"), 20,
+                           "the conversation's id from the notify program")
+    session = run.store.session("Hilbert")
+    await run.stop()
+    sandbox.tmux("codexfleet").run("kill-server", check=False)  # the reboot
+    journal = Store(sandbox.db_path("codexfleet"))
+    journal.enqueue_all("human", ["Hilbert"], "what was the word?", 0)  # queued meanwhile
+    journal.close()
+    run = await start_fleet(layout)
+    agent = run.fleet.agents["Hilbert"]
+    assert agent.resumed and agent.session == session
+    await async_wait_until(lambda: conversation_texts(fake)[-1:] == ["what was the word?"],
+                           60, "the queued question to reach the model", run.screens)
+    texts = conversation_texts(fake)
+    told = [t for t in texts if t.startswith("swarm: your CLI was started again")]
+    assert len(told) == 1 and "Your focus: the parser" in told[0], texts
+    assert texts.index(told[0]) < texts.index("what was the word?")
+    assert texts.count("what was the word?") == 1
+    last = [r.body for r in fake.requests if r.path.endswith("/responses")
+            and last_user_text(r.body) == "what was the word?"][-1]
+    assert "kumquat" in json.dumps(last["input"])  # the same conversation, resumed
