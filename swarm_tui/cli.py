@@ -256,26 +256,20 @@ def cmd_logs(args: argparse.Namespace) -> int:
 def cmd_down(args: argparse.Namespace) -> int:
     from swarm_tui.config.layout import load_layout, resolve_layout
     from swarm_tui.fleet.worktrees import clean
+    from swarm_tui.hosts import slurm
     from swarm_tui.hosts.registry import make_hosts
 
     loaded = load_layout(resolve_layout(args.layout))
     sock = paths.socket_path(loaded.fleet)
-    told = False
     if sock.exists():
         try:  # tell the owner first, so it exits instead of reconnecting
             request(sock, {"op": "down"}, timeout=10)
-            told = True
         except Refused as exc:  # e.g. asked from an agent's pane: nothing is stopped
             print(f"swarm: {exc}", file=sys.stderr)
             return 1
         except ClientError:
             pass  # no owner running: nothing to tell
-    if not told and paths.db_path(loaded.fleet).exists():
-        from swarm_tui.fleet.store import Store
-
-        store = Store(paths.db_path(loaded.fleet))  # no engine: its next start resumes none
-        store.forget_sessions()
-        store.close()
+    loaded = slurm.resolved(loaded)  # a Slurm entry: the nodes its job holds
     hosts = make_hosts(loaded)
 
     specs = loaded.agents()
@@ -309,6 +303,8 @@ def cmd_down(args: argparse.Namespace) -> int:
               "whose branches are merged)")
     if failed:
         return 1  # agents still run there: what is queued for them may yet be delivered
+    for line in asyncio.run(slurm.release(loaded.fleet)):
+        print(f"swarm: fleet {loaded.fleet!r}: {line}")
     settled = _settle_journal(loaded.fleet)
     if settled:
         print(f"swarm: fleet {loaded.fleet!r}: {settled}")
@@ -342,6 +338,7 @@ def _settle_journal(fleet: str, timeout: float = 15.0) -> str:
         try:
             cancelled, reset = store.settle_down(
                 "the fleet was stopped (swarm down) before it was typed")
+            store.forget_sessions()  # the next start begins new conversations
         finally:
             store.close()
     finally:

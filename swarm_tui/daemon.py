@@ -83,18 +83,29 @@ def start(layout: Path, fleet: str, fresh: bool, out: Any = sys.stderr) -> int:
     deadline = time.monotonic() + START_WAIT
     print(f"swarm: starting the engine of fleet {fleet!r} (pid {proc.pid}; its log: {log})",
           file=out, flush=True)
-    while True:
-        offset = _show_new(log, offset, out)
-        if proc.poll() is not None:
-            _show_new(log, offset, out)
-            return proc.returncode or 1
-        if sock.exists() and (reply := ping(sock)) is not None and reply.get("ready"):
-            _show_new(log, offset, out)
-            return 0
-        if time.monotonic() > deadline:
-            raise SwarmError(f"the engine of fleet {fleet!r} (pid {proc.pid}) did not come "
-                             f"up within {START_WAIT:.0f} s: see {log}")
-        time.sleep(0.1)  # polling a child process and a file: there is no event to wait on
+    try:
+        while True:
+            shown = _show_new(log, offset, out)
+            if shown != offset:  # it says how it goes (a Slurm job pending): not stuck
+                offset, deadline = shown, time.monotonic() + START_WAIT
+            if proc.poll() is not None:
+                _show_new(log, offset, out)
+                return proc.returncode or 1
+            if sock.exists() and (reply := ping(sock)) is not None and reply.get("ready"):
+                _show_new(log, offset, out)
+                return 0
+            if time.monotonic() > deadline:
+                raise SwarmError(f"the engine of fleet {fleet!r} (pid {proc.pid}) did not "
+                                 f"come up within {START_WAIT:.0f} s: see {log}")
+            time.sleep(0.1)  # polling a child process and a file: no event to wait on
+    except KeyboardInterrupt:  # Ctrl-C while it starts: it stops (and cancels its job)
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        _show_new(log, offset, out)
+        raise
 
 
 def _show_new(log: Path, offset: int, out: Any) -> int:

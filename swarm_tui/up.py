@@ -98,6 +98,7 @@ async def _run_fleet(loaded: Any, store: Any, log: Path | None) -> int:
     from swarm_tui.fleet.headless import LogListener, StartProgress
     from swarm_tui.fleet.server import FleetServer
 
+    loaded = await _allocated(loaded)
     fleet = Fleet(loaded, store)
     fleet.listener = StartProgress(sys.stderr, list(fleet.links))
     server = FleetServer(fleet, paths.socket_path(fleet.name))
@@ -134,6 +135,27 @@ async def _run_fleet(loaded: Any, store: Any, log: Path | None) -> int:
         await server.stop()
         await fleet.stop()
     return 1 if fleet.ended.is_set() and not fleet.deliberate_end else 0
+
+
+async def _allocated(loaded: Any) -> Any:
+    """The layout with its Slurm entries' nodes (hosts/slurm.py); a stop signal while a
+    holder job waits ends the start, and the job is cancelled."""
+    from swarm_tui.hosts.slurm import allocate
+
+    loop = asyncio.get_running_loop()
+    me = asyncio.current_task()
+    assert me is not None
+    signals = (signal.SIGTERM, signal.SIGHUP)
+    for sig in signals:
+        loop.add_signal_handler(sig, me.cancel)
+    try:
+        return await allocate(loaded, lambda line: print(f"swarm: {line}", flush=True))
+    except asyncio.CancelledError:
+        raise SwarmError("start-up interrupted while Slurm allocated the nodes: the job "
+                         "swarm submitted is cancelled") from None
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)
 
 
 def _up_and_watch(loaded: Any, fresh: bool) -> int:

@@ -4,32 +4,78 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 RANGE = re.compile(r"^(?P<pre>[^\[\]]*)\[(?P<lo>\d+)-(?P<hi>\d+)\](?P<post>[^\[\]]*)$")
 HOST_NAME = re.compile(r"^[A-Za-z][\w.-]{0,62}$")
 LOCAL = "local"
 
 
+SLURM_WORD = re.compile(r"^[\w.:+=,/@-]{1,128}$")  # a partition, account, qos or time
+
+
+class SlurmSpec(BaseModel):
+    """Nodes from Slurm: a job the user holds, or an allocation swarm asks for (a holder job
+    it submits, and cancels at `swarm down`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    job: int | None = Field(None, ge=1, description="A job you already hold: its nodes.")
+    partition: str = Field("", description="Partition to submit the holder job to.")
+    nodes: int = Field(0, ge=0, le=1024, description="Nodes to ask for.")
+    gpus_per_node: int = Field(0, ge=0, le=64, description="GPUs to ask for on each node.")
+    time: str = Field("", description="Time limit, as sbatch takes it: \"24:00:00\".")
+    account: str = Field("", description="Account to charge.")
+    qos: str = Field("", description="Quality of service.")
+    sbatch: list[str] = Field(default_factory=list, description="More sbatch options.")
+
+    @field_validator("partition", "time", "account", "qos")
+    @classmethod
+    def _word(cls, v: str) -> str:
+        if v and not SLURM_WORD.match(v):
+            raise ValueError("one word, as sbatch takes it")
+        return v
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SlurmSpec:
+        if self.job is not None and self.nodes:
+            raise ValueError("either job (one you hold) or nodes (an allocation to ask "
+                             "for), not both")
+        if self.job is None and not self.nodes:
+            raise ValueError("set job = ID (a job you hold) or nodes = N (to ask for them)")
+        return self
+
+
 class HostSpec(BaseModel):
-    """One node: how to reach it over SSH and what it offers."""
+    """One node: how to reach it over SSH and what it offers; or, with `slurm`, the nodes
+    of a Slurm allocation, each reached the same way."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     ssh: str = Field(
-        description="SSH destination: an alias of ~/.ssh/config, host, user@host or "
+        "", description="SSH destination: an alias of ~/.ssh/config, host, user@host or "
         "user@host:port. In a range entry such as [hosts.\"node[01-16]\"], '{}' stands for "
-        "the number.")
+        "the number; in a slurm entry, for the node's name (the default: the name itself).")
     gpus: int = Field(0, ge=0, le=64, description="GPUs on the node (for pinning agents).")
     python: str = Field("python3", description="Python 3 on the node, for the swarm client.")
     tmux: str = Field("tmux", description="tmux on the node.")
+    slurm: SlurmSpec | None = Field(None, description="Nodes from a Slurm job: "
+                                    "{ job = ID } or { partition, nodes, gpus_per_node, "
+                                    "time, account }.")
 
     @field_validator("ssh")
     @classmethod
     def _ssh(cls, v: str) -> str:
-        if not v or any(c.isspace() for c in v) or v.startswith("-"):
+        if v and (any(c.isspace() for c in v) or v.startswith("-")):
             raise ValueError("must be an SSH destination such as gpu-node-03 or user@host:22")
         return v
+
+    @model_validator(mode="after")
+    def _reachable(self) -> HostSpec:
+        if not self.ssh and self.slurm is None:
+            raise ValueError("set ssh (an SSH destination such as gpu-node-03) or slurm "
+                             "(nodes of a Slurm job)")
+        return self
 
 
 def expand_range(pattern: str) -> list[tuple[str, str]]:

@@ -249,6 +249,9 @@ class Layout(_Strict):
                 expanded = expand_range(key)
             except ValueError as exc:
                 raise ValueError(f"hosts: {exc}") from None
+            if spec.slurm is not None and len(expanded) > 1:
+                raise ValueError(f"hosts.{key}: a slurm entry names its nodes itself; give "
+                                 "it a plain key such as \"gpu\"")
             for name, number in expanded:
                 if not HOST_NAME.match(name) or name == LOCAL:
                     raise ValueError(f"hosts.{key}: {name!r} is not a usable host key")

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 
 from swarm_tui.agents.base import command_line
 from swarm_tui.agents.registry import adapter_for
+from swarm_tui.config.allocation import slurm_keys
 from swarm_tui.config.layout import LoadedLayout, ResolvedAgent
 from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.worktrees import prepare
+from swarm_tui.hosts import slurm
 from swarm_tui.hosts.base import Host
 from swarm_tui.hosts.registry import make_hosts
 
@@ -83,8 +85,18 @@ async def check_host(host: Host, agents: list[ResolvedAgent], fleet: str = ""
 
 
 async def doctor(loaded: LoadedLayout) -> list[HostReport]:
+    reports = []
+    if slurm_keys(loaded.layout):  # its nodes: those of the allocation the last start held
+        missing = slurm.missing_line()
+        reports.append(HostReport("slurm", not missing, missing or "sbatch, squeue, scontrol "
+                                  "and scancel found"))
+        held = slurm.recorded(loaded.fleet)
+        reports += [HostReport(key, True, "no Slurm allocation yet (`swarm up` asks for it); "
+                               "its nodes are checked once it holds them")
+                    for key in slurm_keys(loaded.layout) if not (key in held and held[key].nodes)]
+        loaded = slurm.resolved(loaded)
     hosts = make_hosts(loaded)
     agents = loaded.agents()
-    return list(await asyncio.gather(*(
+    return reports + list(await asyncio.gather(*(
         check_host(h, [a for a in agents if a.host == key], loaded.fleet)
         for key, h in hosts.items())))

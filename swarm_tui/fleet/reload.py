@@ -21,6 +21,7 @@ from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.reminders import new_reminder
 from swarm_tui.fleet.tracker import StateTracker
 from swarm_tui.fleet.worktrees import prepare
+from swarm_tui.hosts.slurm import resolved
 
 if TYPE_CHECKING:
     from swarm_tui.fleet.ports import Reloadable
@@ -135,7 +136,7 @@ async def watch_layout(fleet: Reloadable, path: Path) -> None:
         if not target.exists():
             continue  # mid-rename; the next event has the new file
         try:
-            new = load_layout(target)
+            new = resolved(load_layout(target))  # a Slurm entry: the nodes it holds
             lines = await apply_layout(fleet, new)
         except ConfigError as exc:
             fleet.listener.layout_invalid(str(exc).splitlines())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from swarm_tui.config.hosts import LOCAL
 from swarm_tui.config.layout import LoadedLayout
+from swarm_tui.errors import ConfigError
 from swarm_tui.hosts.base import Host
 from swarm_tui.hosts.local import LocalHost
 from swarm_tui.paths import socket_path, tmux_socket_name
@@ -27,6 +28,10 @@ def make_hosts(loaded: LoadedLayout) -> dict[str, Host]:
             hosts[key] = LocalHost(tmux_socket_name(fleet), fleet, socket_path=local_socket)
         else:
             from swarm_tui.hosts.ssh import SSHHost  # asyncssh only when a layout needs it
+
+            if table[key].slurm is not None:
+                raise ConfigError(f"hosts.{key}: a Slurm allocation whose nodes are not known "
+                                  f"yet (`swarm up` asks Slurm for them)")
 
             hosts[key] = SSHHost(key, table[key], f"{tmux_socket_name(fleet)}-{key}", fleet)
     return hosts
