@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from swarm_tui.config.hosts import HOST_NAME, LOCAL, HostSpec
 from swarm_tui.config.layout import Layout
+from swarm_tui.config.work import seconds
 from swarm_tui.errors import ConfigError
 
 
@@ -13,12 +14,14 @@ def slurm_keys(layout: Layout) -> list[str]:
     return [key for key, spec in layout.hosts.items() if spec.slurm is not None]
 
 
-def place_nodes(layout: Layout, key: str, nodes: list[str], gpus: int = 0) -> Layout:
+def place_nodes(layout: Layout, key: str, nodes: list[str], gpus: int = 0, lease: str = "",
+                ends: float = 0.0) -> Layout:
     """`layout` with host entry `key` replaced by `nodes` (each reached by the entry's `ssh`
     with `{}` as the node's name; GPUs: `gpus` when the allocation says, else the entry's).
     A group on `key` gets its `per_host` agents on every node; a lone agent on `key` goes
-    to the nodes in turn."""
+    to the nodes in turn. `lease` says what holds the nodes until `ends` (wall time)."""
     spec = layout.hosts[key]
+    before = seconds(spec.slurm.handoff_before) if spec.slurm is not None else 0.0
     if not nodes:
         raise ConfigError(f"hosts.{key}: the Slurm job has no nodes")
     taken = set(layout.hosts) - {key}
@@ -33,8 +36,10 @@ def place_nodes(layout: Layout, key: str, nodes: list[str], gpus: int = 0) -> La
             hosts[k] = v
             continue
         for node in nodes:
-            hosts[node] = v.model_copy(update={"ssh": pattern.replace("{}", node),
-                                               "gpus": gpus or v.gpus, "slurm": None})
+            hosts[node] = v.model_copy(update={
+                "ssh": pattern.replace("{}", node), "gpus": gpus or v.gpus, "slurm": None,
+                "lease": lease, "lease_ends": ends,
+                "handoff_at": ends - before if ends and before else 0.0})
     groups = [g.model_copy(update={"hosts": [n for h in g.hosts
                                              for n in (nodes if h == key else [h])]})
               for g in layout.groups]

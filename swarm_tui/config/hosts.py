@@ -6,6 +6,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from swarm_tui.config.work import seconds
+
 RANGE = re.compile(r"^(?P<pre>[^\[\]]*)\[(?P<lo>\d+)-(?P<hi>\d+)\](?P<post>[^\[\]]*)$")
 HOST_NAME = re.compile(r"^[A-Za-z][\w.-]{0,62}$")
 LOCAL = "local"
@@ -28,6 +30,15 @@ class SlurmSpec(BaseModel):
     account: str = Field("", description="Account to charge.")
     qos: str = Field("", description="Quality of service.")
     sbatch: list[str] = Field(default_factory=list, description="More sbatch options.")
+    handoff_before: str = Field("15m", description="This long before the job's time limit, "
+                                "every agent on its nodes is asked for a handoff note, so "
+                                "the next allocation can go on with the work.")
+
+    @field_validator("handoff_before")
+    @classmethod
+    def _before(cls, v: str) -> str:
+        seconds(v)  # raises with what to write instead
+        return v
 
     @field_validator("partition", "time", "account", "qos")
     @classmethod
@@ -62,6 +73,11 @@ class HostSpec(BaseModel):
     slurm: SlurmSpec | None = Field(None, description="Nodes from a Slurm job: "
                                     "{ job = ID } or { partition, nodes, gpus_per_node, "
                                     "time, account }.")
+    # set by swarm for the nodes of a Slurm job (hosts/slurm.py), not written in layouts:
+    # what holds the node ("Slurm job 123"), when that ends and when to ask for handoffs
+    lease: str = Field("", description="(set by swarm) what holds the node.")
+    lease_ends: float = Field(0.0, description="(set by swarm) when the lease ends.")
+    handoff_at: float = Field(0.0, description="(set by swarm) when agents hand off.")
 
     @field_validator("ssh")
     @classmethod

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from swarm_tui.agents import adapter_for
 from swarm_tui.agents.base import AgentState
@@ -23,6 +24,7 @@ from swarm_tui.fleet.comeback import came_back
 from swarm_tui.fleet.events import FleetListener, NullListener
 from swarm_tui.fleet.identity import Senders
 from swarm_tui.fleet.injection import HUMAN, Injector
+from swarm_tui.fleet.lease import watch_leases
 from swarm_tui.fleet.link import HostLink, watch_gpus
 from swarm_tui.fleet.links import HostLinks, launch_line
 from swarm_tui.fleet.notify import Notifier
@@ -51,7 +53,13 @@ class Fleet:
         self.name = loaded.fleet
         self.store = store
         self.listener: FleetListener = listener or NullListener()
+        table = loaded.layout.host_table()
         self.links = {k: HostLink(k, h) for k, h in (hosts or make_hosts(loaded)).items()}
+        for key, link in self.links.items():
+            if key in table:  # a node held by a lease (a Slurm job): until when
+                node = table[key]
+                link.lease, link.lease_ends, link.handoff_at = (node.lease, node.lease_ends,
+                                                                node.handoff_at)
         self.agents: dict[str, Agent] = {}
         self.senders = Senders(self.agents, store.agent_for_token, self._local_panes)
         self._tasks: list[asyncio.Task[None]] = []
@@ -120,6 +128,10 @@ class Fleet:
         self._spawn(self._supervised(self.sizer.run, "window sizes"), "window-sizes")
         for link in self.links.values():
             self._spawn(watch_gpus(link, GPU_INTERVAL), f"gpus-{link.name}")
+        leased = [link for link in self.links.values() if link.handoff_at]
+        if leased:  # nodes of a Slurm job: handoff notes before its time limit
+            self._spawn(self._supervised(partial(watch_leases, self, leased), "lease watch"),
+                        "leases")
         for agent in self.agents.values():
             self._injector.start(agent)
         self._resume_journal()

@@ -45,6 +45,9 @@ class HostLink:
     by_pane: dict[str, Agent] = field(default_factory=dict)
     gpus: list[GpuStat] | None = None  # None: no nvidia-smi on this host (or not read yet)
     attempts: int = 0
+    lease: str = ""  # what holds the node ("Slurm job 123"), "" for a node of its own
+    lease_ends: float = 0.0  # wall time the lease ends (0: never)
+    handoff_at: float = 0.0  # wall time its agents are asked for handoff notes (0: never)
 
     def set_state(self, connected: bool, detail: str = "") -> bool:
         """Record the link's state; True if it changed."""

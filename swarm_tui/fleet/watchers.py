@@ -64,7 +64,7 @@ def host_view(link: HostLink) -> HostView:
                                                    mem_used=g.mem_used,
                                                    mem_total=g.mem_total) for g in link.gpus]
     return HostView(name=link.name, connected=link.connected, detail=link.detail,
-                    since=link.since, gpus=gpus)
+                    since=link.since, gpus=gpus, lease=link.lease, lease_ends=link.lease_ends)
 
 
 def work_of(fleet: Watched) -> Work:

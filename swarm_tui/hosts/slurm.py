@@ -44,6 +44,7 @@ class Allocation:
     submitted: bool
     nodes: list[str]
     gpus: int = 0
+    ends: float = 0.0  # wall time its time limit ends it (0: none known)
 
 
 def missing_commands() -> list[str]:
@@ -190,8 +191,16 @@ def _record(fleet: str, allocations: dict[str, Allocation]) -> None:
 def placed(loaded: LoadedLayout, allocations: dict[str, Allocation]) -> LoadedLayout:
     layout = loaded.layout
     for key, a in allocations.items():
-        layout = place_nodes(layout, key, a.nodes, a.gpus)
+        layout = place_nodes(layout, key, a.nodes, a.gpus, f"Slurm job {a.job}", a.ends)
     return loaded.model_copy(update={"layout": layout})
+
+
+def end_time(info: dict[str, str]) -> float:
+    """The job's EndTime (Slurm's local time, 2026-12-05T10:00:00) as wall time; 0 none."""
+    try:
+        return time.mktime(time.strptime(info.get("EndTime", ""), "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        return 0.0
 
 
 async def allocate(loaded: LoadedLayout, say: Say) -> LoadedLayout:
@@ -236,11 +245,11 @@ async def allocate(loaded: LoadedLayout, say: Say) -> LoadedLayout:
             info = await wait_running(key, job, say)
             nodes = await hostnames(info.get("NodeList", ""))
             gpus = spec.gpus_per_node or _gpus(info)
-            done[key] = Allocation(key, job, submitted, nodes, gpus)
+            ends = end_time(info)
+            done[key] = Allocation(key, job, submitted, nodes, gpus, ends)
             _record(fleet, {**known, **done})
-            left = info.get("EndTime", "")
             say(f"hosts.{key}: Slurm job {job} runs on {', '.join(nodes)}"
-                f"{' until ' + left if left and left != 'Unknown' else ''}")
+                f"{' until ' + info['EndTime'] if ends else ''}")
     except BaseException:  # interrupted (Ctrl-C, stop) or refused: no allocation left burning
         for job in fresh:
             await asyncio.shield(cancel(job))

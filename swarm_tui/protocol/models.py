@@ -84,6 +84,8 @@ class HostView(_View):
     detail: str = ""
     since: float = 0.0  # wall time of the last change
     gpus: list[GpuView] | None = None
+    lease: str = ""  # what holds the node ("Slurm job 123")
+    lease_ends: float = 0.0  # wall time that ends (0: never)
 
 
 class TaskView(_View):

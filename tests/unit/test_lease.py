@@ -1,0 +1,57 @@
+"""A node held for a time (a Slurm job): before its end, each of its agents is asked once
+for a handoff note, in its host's private state directory; the other nodes' agents are not."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from types import SimpleNamespace
+from typing import Any
+
+from swarm_tui.fleet.lease import watch_leases
+from swarm_tui.fleet.link import HostLink
+from swarm_tui.testing import async_holds, async_wait_until
+from swarm_tui.testing.notices import Notices
+
+
+class Fleet:
+    def __init__(self, links: list[HostLink], agents: dict[str, str]) -> None:
+        self.links = {link.name: link for link in links}
+        self.agents = {name: SimpleNamespace(name=name, host=host, focus=f"{name}'s focus")
+                       for name, host in agents.items()}
+        self.listener = Notices()
+        self.sent: list[tuple[str, str]] = []
+
+    def link_of(self, agent: Any) -> HostLink:
+        return self.links[agent.host]
+
+    def send(self, names: list[str], text: str, sender: str = "human", task: int = 0) -> list:
+        self.sent += [(n, text) for n in names]
+        return []
+
+
+def node(name: str, handoff_at: float, ends: float) -> HostLink:
+    ctx = SimpleNamespace(state_dir=f"/state/{name}")
+    host = SimpleNamespace(launch_context=lambda: ctx)
+    return HostLink(name, host, lease="Slurm job 77", lease_ends=ends,  # type: ignore[arg-type]
+                    handoff_at=handoff_at)
+
+
+async def test_each_agent_of_an_ending_node_is_asked_once() -> None:
+    now = time.time()
+    due, later = node("gpu01", now - 1, now + 900), node("gpu02", now + 3600, now + 4500)
+    fleet = Fleet([due, later], {"Gauss": "gpu01", "Noether": "gpu01", "Euler": "gpu02"})
+    watcher = asyncio.create_task(watch_leases(fleet, [due, later], check=0.01))  # type: ignore[arg-type]
+    try:
+        await async_wait_until(lambda: len(fleet.sent) >= 2, 5, "both agents asked")
+        rounds = len(fleet.listener.lines)
+        await async_holds(lambda: len(fleet.sent) == 2, 0.1, "nobody asked twice")
+        assert len(fleet.listener.lines) == rounds
+    finally:
+        watcher.cancel()
+    assert sorted(n for n, _ in fleet.sent) == ["Gauss", "Noether"]
+    gauss = dict(fleet.sent)["Gauss"]
+    assert gauss.startswith("Slurm job 77 ends in 14m; the work goes on in the next")
+    assert "/state/gpu01/handoff-Gauss.md" in gauss
+    assert fleet.listener.lines == ["gpu01: Slurm job 77 ends in 14m: 2 agents asked for a "
+                                    "handoff note"]
