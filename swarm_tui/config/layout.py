@@ -50,6 +50,8 @@ REPO = "The git repository its worktree branches from (relative to the layout fi
 BASE = "The branch (or commit) its worktree starts from; empty: the repo's current branch."
 JUDGE_DIFF = ("Characters of the agent's diff a judge's review prompt carries (the rest is "
               "left out, and said so); 0: the file list only.")
+HOOKS = ("Let swarm wire the CLI's own hooks / notify to `swarm hook` (Claude Code, Codex): "
+         "exact turn-end signals, and the conversation's id, so a node that reboots resumes it.")
 TALKS_TO = ("Agents (by name) and roles this agent may message with `swarm send`; unset: "
             "every agent. The human and swarm itself can always message it.")
 
@@ -70,15 +72,18 @@ class AgentDefaults(_Strict):
     repo: str = Field("", description=REPO)
     base: str = Field("", description=BASE)
     judge_diff: int = Field(20_000, ge=0, le=2_000_000, description=JUDGE_DIFF)
+    hooks: bool = Field(False, description=HOOKS)
 
 
 class Changes(_Strict):
-    """Worktree fields as an agent or a group states them (unset: the defaults')."""
+    """Fields an agent or a group may state over the defaults' (its worktree, its hooks);
+    unset: the defaults'."""
 
     worktree: bool | None = Field(None, description=WORKTREE)
     repo: str | None = Field(None, description=REPO)
     base: str | None = Field(None, description=BASE)
     judge_diff: int | None = Field(None, ge=0, le=2_000_000, description=JUDGE_DIFF)
+    hooks: bool | None = Field(None, description=HOOKS + " (defaults.hooks if unset)")
 
 
 class AgentSpec(Changes):
@@ -97,8 +102,6 @@ class AgentSpec(Changes):
     cwd: str | None = Field(None, description="Working directory (defaults.cwd if unset).")
     host: str = Field(LOCAL, description="Which host runs it: 'local' or a key of [hosts].")
     gpus: str = Field("", description="CUDA_VISIBLE_DEVICES for this agent, e.g. '0' or '2,3'.")
-    hooks: bool = Field(False, description="Let swarm wire the CLI's own hooks / notify to "
-                        "`swarm hook` (Claude Code, Codex) for exact turn-end signals.")
     family: str = Field("", description="Model family (anthropic, openai, google ...); "
                         "default: the CLI's. A judge of the same family gets a warning.")
     tasks: list[TaskSpec] = Field(default_factory=list,
@@ -330,7 +333,7 @@ class Layout(_Strict):
                     index=i,
                     host=host,
                     gpus=gpus,
-                    hooks=a.hooks if isinstance(a, AgentSpec) else False,
+                    hooks=a.hooks if a.hooks is not None else d.hooks,
                     family=a.family if isinstance(a, AgentSpec) else "",
                     tasks=(tuple(a.tasks) if isinstance(a, AgentSpec) else ())
                     + tuple(self.tasks.get(name, ())),
