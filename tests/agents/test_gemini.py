@@ -78,7 +78,9 @@ async def test_messages_arrive_exactly_and_states_follow_the_screen(
     await deliver(run, "Explain the plan.")
     await run.wait_states("working", timeout=10)
     assert ada.tracker.reading.state is not None  # the screen said so, not quiet time alone
-    await run.wait_states("idle", timeout=30)
+    # after the answer Gemini CLI may ask the model again (its next-speaker check), which on
+    # a loaded machine took over 30 s in CI: idle is what counts, not how soon
+    await run.wait_states("idle", timeout=60)
     assert sent(fake)[-1] == "Explain the plan."
 
 
