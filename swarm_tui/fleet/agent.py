@@ -88,6 +88,7 @@ class Agent:
             "role": self.role,
             "cli": self.spec.cli,
             "model": self.spec.model,
+            "host": self.host,
             "state": self.state.value,
             "focus": self.focus,
             "question": r.question,

@@ -56,7 +56,7 @@ RECENT = 50  # messages a snapshot carries
 
 
 def agent_view(agent: Agent) -> AgentView:
-    return AgentView.model_validate({**agent.summary(), "host": agent.host})
+    return AgentView.model_validate(agent.summary())
 
 
 def host_view(link: HostLink) -> HostView:

@@ -1,0 +1,153 @@
+"""swarm on a real Slurm cluster (tests/slurm/conftest.py): `swarm up` submits a holder job,
+runs the agents on its nodes over SSH with the job's GPUs, asks them for handoff notes before
+its time limit, and `swarm down` cancels it; a job the user holds is used and never
+cancelled; a request Slurm refuses is one line, exit 2; an interrupted start while the job
+waits cancels it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from swarm_tui.testing.slurm import SlurmCluster
+from swarm_tui.testing.waiting import wait_until
+from tests.ssh.test_cluster import FAST
+
+FLEET = "ssh"  # the `home` fixture reaps this fleet's tmux servers, on the nodes too
+
+
+def layout(tmp: Path, slurm: str, per_host: int = 2) -> Path:
+    logs = tmp / "logs"
+    logs.mkdir(exist_ok=True)
+    path = tmp / f"{FLEET}.toml"
+    path.write_text(
+        f'name = "{FLEET}"\n[defaults]\ncli = "mock"\n'
+        f'env = {{ SWARM_MOCK_LOG = "{logs}/agent.log" }}\n'
+        f'[hosts.gpu]\nslurm = {slurm}\n'
+        f'[[groups]]\nhosts = ["gpu"]\nper_host = {per_host}\nnames = ["Gauss", "Noether", '
+        f'"Euler", "Riemann"]\ngpus_per_agent = 4\nargs = {FAST}\n')
+    return path
+
+
+def swarm(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "swarm_tui.cli", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+class Engine:
+    """`swarm up LAYOUT --headless` in the background, its output in a file."""
+
+    def __init__(self, path: Path, out: Path) -> None:
+        self.out = out
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "swarm_tui.cli", "up", str(path), "--headless"],
+            stdout=out.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+
+    def said(self) -> str:
+        return self.out.read_text() if self.out.exists() else ""
+
+    def wait_for(self, text: str, timeout: float = 60) -> None:
+        wait_until(lambda: text in self.said() or self.proc.poll() is not None, timeout,
+                   f"{text!r} from the engine", self.said)
+        assert text in self.said(), self.said()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(30)
+
+
+def received(tmp: Path) -> list[dict[str, str]]:
+    log = tmp / "logs" / "agent.log"
+    return [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+
+
+def jobs(slurm: SlurmCluster) -> list[str]:
+    return slurm.run("squeue", "-h", "-o", "%i %T %j").stdout.split("\n")[:-1]
+
+
+def test_up_submits_runs_on_its_nodes_asks_for_handoffs_and_down_cancels(
+        slurm: SlurmCluster, home: Path, tmp_path: Path) -> None:
+    path = layout(tmp_path, '{ partition = "gpu", nodes = 2, gpus_per_node = 8, '
+                            'time = "0:10:00", handoff_before = "9m45s" }')
+    engine = Engine(path, tmp_path / "engine.out")
+    try:
+        engine.wait_for("running headless with 4 agents", 90)
+        said = engine.said()
+        assert "hosts.gpu: submitted Slurm job" in said
+        (job,) = [ln.split()[0] for ln in jobs(slurm)]
+        assert f"hosts.gpu: Slurm job {job} runs on gpu01, gpu02 until " in said
+        assert slurm.job(job)["JobName"] == f"swarm-{FLEET}-gpu"
+        listed = swarm("ls", "--fleet", FLEET, "--json")
+        assert listed.returncode == 0, listed.stderr
+        hosts = {a["name"]: a["host"] for a in json.loads(listed.stdout)}
+        assert hosts == {"Gauss": "gpu01", "Noether": "gpu01", "Euler": "gpu02",
+                         "Riemann": "gpu02"}, listed.stdout
+        # 15 s after the job started (9m45s before its 10-minute limit): handoff notes
+        wait_until(lambda: len({r["agent"] for r in received(tmp_path)
+                                if "handoff note" in r["text"]}) == 4, 60,
+                   "each agent asked for a handoff note", lambda: repr(received(tmp_path)))
+        asked = [r["text"] for r in received(tmp_path) if "handoff note" in r["text"]]
+        assert all(t.startswith(f"Slurm job {job} ends in 9m") for t in asked), asked
+        assert len(asked) == 4  # once each
+        engine.stop()
+        done = swarm("down", str(path), timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert f"hosts.gpu: Slurm job {job} cancelled" in done.stdout
+        slurm.wait_state(job, "CANCELLED")
+    finally:
+        engine.stop()
+
+
+def test_a_job_the_user_holds_is_used_and_left_running(
+        slurm: SlurmCluster, home: Path, tmp_path: Path) -> None:
+    job = slurm.submit("--nodes=2", "--gpus-per-node=8", "--output=/dev/null", "--wrap",
+                       "sleep 600")
+    slurm.wait_state(job, "RUNNING")
+    path = layout(tmp_path, f"{{ job = {job} }}", per_host=1)
+    engine = Engine(path, tmp_path / "engine.out")
+    try:
+        engine.wait_for("running headless with 2 agents", 90)
+        assert "hosts.gpu: submitted" not in engine.said()
+        listed = swarm("ls", "--fleet", FLEET, "--json")
+        assert {a["name"]: a["host"] for a in json.loads(listed.stdout)} == {
+            "Gauss": "gpu01", "Noether": "gpu02"}, listed.stdout
+        engine.stop()
+        done = swarm("down", str(path), timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert f"hosts.gpu: Slurm job {job} is yours: left running" in done.stdout
+        assert slurm.job(job)["JobState"] == "RUNNING"
+    finally:
+        engine.stop()
+
+
+def test_a_refused_allocation_is_one_line_and_exit_2(
+        slurm: SlurmCluster, home: Path, tmp_path: Path) -> None:
+    path = layout(tmp_path, '{ partition = "nope", nodes = 2 }')
+    done = swarm("up", str(path), "--headless", timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = [ln for ln in done.stderr.splitlines() if "Slurm" in ln]
+    assert lines == ["swarm: hosts.gpu: Slurm refused the allocation: sbatch: error: Batch "
+                     "job submission failed: Invalid partition name specified"], done.stderr
+    assert jobs(slurm) == []
+
+
+def test_an_interrupted_start_cancels_the_pending_job(
+        slurm: SlurmCluster, home: Path, tmp_path: Path) -> None:
+    slurm.drain("gpu02", "maintenance")
+    path = layout(tmp_path, '{ nodes = 2 }')
+    engine = Engine(path, tmp_path / "engine.out")
+    try:
+        engine.wait_for("pending (", 60)  # its reason, and how long it has waited
+        (job,) = [ln.split()[0] for ln in jobs(slurm)]
+        os.killpg(engine.proc.pid, signal.SIGINT)  # Ctrl-C
+        assert engine.proc.wait(30) != 0
+        slurm.wait_state(job, "CANCELLED")
+        assert "the job swarm submitted is cancelled" in engine.said()
+        assert not (home / f"{FLEET}.slurm.json").exists()
+    finally:
+        engine.stop()
