@@ -1,0 +1,255 @@
+"""A remote node, whatever carries the bytes there: one control-mode channel for its tmux
+server, a small pool of one-off commands, and the node relay (swarm_tui/relay.py) serving the
+fleet's socket on the node, so the node's kernel says which agent asks.
+
+The carrier is a `Transport`: SSH (hosts/ssh.py, asyncssh) or Slurm's `srun --overlap` into
+the job that holds the node (hosts/srun.py). A new one (`kubectl exec`, say) is a module with
+a class of the four methods below; nothing else changes. Nothing needs to be installed on the
+node beyond Python 3 and tmux: swarm copies its stdlib-only client there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from swarm_tui.config.hosts import HostSpec
+from swarm_tui.errors import HostUnreachable, TmuxError
+from swarm_tui.hosts.base import LaunchContext, NodeRequests, kill_server
+from swarm_tui.tmux.client import MIN_TMUX, ControlClient, Reader, parse_version
+from swarm_tui.tmux.protocol import Event
+
+PKG = Path(__file__).resolve().parent.parent
+
+
+class Proc(Protocol):
+    """A long-running command on the node (tmux in control mode, the relay): its output,
+    its input, and an end."""
+
+    @property
+    def stdout(self) -> Reader: ...
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    async def readline(self) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
+class Transport(Protocol):
+    """How bytes reach one node. Raises HostUnreachable, with a line a user can act on."""
+
+    @property
+    def connected(self) -> bool: ...
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def run(self, command: str, stdin: str | None, timeout: float) -> tuple[int, str]:
+        """A shell command on the node: its exit status and its output (stderr too)."""
+
+    async def spawn(self, command: str) -> Proc:
+        """A shell command on the node that runs on, no terminal: bytes in, bytes out."""
+
+    def terminal_argv(self, command: str) -> list[str]:
+        """The local command that runs `command` on the node in the user's terminal."""
+
+
+class RemoteHost:
+    """A node of the fleet, over a transport."""
+
+    def __init__(self, name: str, spec: HostSpec, socket_name: str, session: str,
+                 transport: Transport):
+        self.name = name
+        self.spec = spec
+        self.socket_name = socket_name
+        self.session = session
+        self.transport = transport
+        self.home = ""
+        self.tmux_version = (0, 0)
+        self.requests: NodeRequests | None = None  # set by the engine's socket server
+        self._control: Proc | None = None
+        self._relay: Proc | None = None
+        self._relay_tasks: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------------------ connection
+    @property
+    def dir(self) -> str:
+        """swarm's support directory on the node (per fleet, per host: shared homes)."""
+        return f"{self.home}/.cache/swarm/{self.socket_name}"
+
+    @property
+    def remote_socket(self) -> str:
+        return f"{self.dir}/swarm.sock"
+
+    @property
+    def conf(self) -> str:
+        return f"{self.dir}/swarm.conf"
+
+    @property
+    def relay_path(self) -> str:
+        return f"{self.dir}/relay.py"
+
+    @property
+    def connected(self) -> bool:
+        return self.transport.connected
+
+    async def connect(self) -> None:
+        """Reach the node, check tmux, copy the client, start the relay: bounded, so a
+        half-open link never hangs the fleet."""
+        await self.close()
+        try:
+            await self.transport.open()
+            await asyncio.wait_for(self._prepare(), 60)
+        except TimeoutError:
+            await self.close()
+            raise HostUnreachable(f"{self.name}: no answer while preparing the node (60 s)"
+                                  ) from None
+        except HostUnreachable:
+            await self.close()
+            raise
+
+    async def _prepare(self) -> None:
+        rc, out = await self.shell('printf "%s\\n" "$HOME"; command -v python3; '
+                                   f"{shlex.quote(self.spec.tmux)} -V")
+        lines = out.splitlines()
+        self.home = lines[0].strip() if lines else ""
+        if not self.home:
+            raise HostUnreachable(f"{self.name}: cannot read $HOME on the node: {out.strip()}")
+        if "tmux " not in out:
+            raise HostUnreachable(f"{self.name}: tmux not found on the node: install tmux "
+                                  f"{MIN_TMUX[0]}.{MIN_TMUX[1]}+ there")
+        self.tmux_version = parse_version(next(ln for ln in lines if "tmux " in ln))
+        if self.tmux_version < MIN_TMUX:
+            raise HostUnreachable(f"{self.name}: tmux {self.tmux_version} on the node is too "
+                                  f"old: swarm needs {MIN_TMUX[0]}.{MIN_TMUX[1]}+")
+        files = {
+            self.conf: ((PKG / "tmux" / "swarm.conf").read_text(), "600"),
+            f"{self.dir}/bin/swarm": ("#!/usr/bin/env python3\n"
+                                      + (PKG / "client.py").read_text(), "755"),
+            f"{self.dir}/bin/swarm-mock-agent": ("#!/usr/bin/env python3\n"
+                                                 + (PKG / "agents" / "mock.py").read_text(),
+                                                 "755"),
+            self.relay_path: ((PKG / "relay.py").read_text(), "600"),
+        }
+        for path, (text, mode) in files.items():
+            d = shlex.quote(str(Path(path).parent))
+            q = shlex.quote(path)
+            rc, out = await self.shell(f"mkdir -p {d} && chmod 700 {shlex.quote(self.dir)} "
+                                       f"&& cat > {q} && chmod {mode} {q}", stdin=text)
+            if rc != 0:
+                raise HostUnreachable(f"{self.name}: cannot write {path}: {out.strip()}")
+        await self._start_relay()
+
+    async def _start_relay(self) -> None:
+        """The node's agents reach the engine through the relay's socket (0600 in 0700)."""
+        command = shlex.join([self.spec.python, self.relay_path, self.remote_socket,
+                              json.dumps(self.tmux_argv())])
+        try:
+            relay = await self.transport.spawn(command)
+            first = await asyncio.wait_for(relay.readline(), 30)
+        except (OSError, TimeoutError) as exc:
+            raise HostUnreachable(f"{self.name}: the node relay did not start: {exc}") from None
+        if b'"ready"' not in first:
+            relay.close()
+            raise HostUnreachable(f"{self.name}: the node relay did not start: "
+                                  f"{first.decode(errors='replace').strip() or 'no output'}")
+        self._relay = relay
+        self._spawn(self._serve_relay(relay))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._relay_tasks.add(task)
+        task.add_done_callback(self._relay_tasks.discard)
+
+    async def _serve_relay(self, relay: Proc) -> None:
+        """Requests from the node's agents, each answered on its own (one slow `send
+        --wait` holds up no other)."""
+        while line := await relay.readline():
+            try:
+                frame = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(frame, dict) and "id" in frame:
+                self._spawn(self._answer(relay, frame))
+
+    async def _answer(self, relay: Proc, frame: dict[str, Any]) -> None:
+        if self.requests is None:
+            reply: dict[str, Any] = {"ok": False, "error": "swarm is starting: try again"}
+        else:
+            reply = await self.requests(str(frame.get("line", "")).encode(), self.name,
+                                        str(frame.get("agent", "")))
+        try:
+            relay.write(json.dumps({"id": frame["id"], "reply": reply}).encode() + b"\n")
+        except Exception:  # noqa: BLE001 - the link went: the node's client hears the hang-up
+            pass
+
+    async def close(self) -> None:
+        for proc in (self._control, self._relay):
+            if proc is not None:
+                proc.close()
+        self._control = self._relay = None
+        for task in list(self._relay_tasks):
+            task.cancel()
+        await self.transport.close()
+
+    # ------------------------------------------------------------------ commands
+    async def shell(self, command: str, timeout: float = 30.0,
+                    stdin: str | None = None) -> tuple[int, str]:
+        if not self.transport.connected:
+            raise HostUnreachable(f"{self.name}: not connected")
+        return await self.transport.run(command, stdin, timeout)
+
+    def tmux_argv(self, *args: str) -> list[str]:
+        return [self.spec.tmux, "-L", self.socket_name, "-f", self.conf, *args]
+
+    async def run(self, *args: str, stdin: bytes | None = None) -> tuple[int, str]:
+        return await self.shell(shlex.join(self.tmux_argv(*args)),
+                                stdin=stdin.decode() if stdin is not None else None)
+
+    async def session_exists(self) -> bool:
+        rc, _ = await self.run("has-session", "-t", f"={self.session}")
+        return rc == 0
+
+    async def ensure_session(self, cwd: str) -> bool:
+        if await self.session_exists():
+            return True
+        rc, out = await self.run("new-session", "-d", "-s", self.session, "-n", "_swarm",
+                                 "-x", "120", "-y", "40", "sleep 2147483647")
+        if rc != 0 and not await self.session_exists():
+            raise TmuxError(f"{self.name}: cannot start tmux session: {out.strip()}")
+        return False
+
+    async def open_control(self, on_event: Callable[[Event], None]) -> ControlClient:
+        if not self.transport.connected:
+            raise HostUnreachable(f"{self.name}: not connected")
+        # no terminal: control mode's replies must arrive byte for byte
+        self._control = await self.transport.spawn(shlex.join(self.tmux_argv(
+            "-C", "attach-session", "-t", f"={self.session}", "-f", "pause-after=5,ignore-size")))
+        client = ControlClient(self._control.stdout, self._control, on_event)
+        await client.start()
+        return client
+
+    def launch_context(self) -> LaunchContext:
+        python = shlex.quote(self.spec.python)
+        return LaunchContext(
+            python=self.spec.python,
+            mock_agent=f"{python} {shlex.quote(self.dir + '/bin/swarm-mock-agent')}",
+            bin_dir=f"{self.dir}/bin",
+            socket=self.remote_socket,
+            state_dir=self.dir,  # 0700, per fleet and host, beside the socket and client
+        )
+
+    def attach_argv(self, window: str) -> list[str]:
+        return self.transport.terminal_argv(shlex.join(self.tmux_argv(
+            "select-window", "-t", window, ";", "attach-session", "-t", f"={self.session}")))
+
+    async def kill_server(self) -> None:
+        await kill_server(self)
