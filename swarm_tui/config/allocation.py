@@ -15,7 +15,7 @@ def slurm_keys(layout: Layout) -> list[str]:
 
 
 def place_nodes(layout: Layout, key: str, nodes: list[str], gpus: int = 0, lease: str = "",
-                ends: float = 0.0) -> Layout:
+                ends: float = 0.0, job: int = 0) -> Layout:
     """`layout` with host entry `key` replaced by `nodes` (each reached by the entry's `ssh`
     with `{}` as the node's name; GPUs: `gpus` when the allocation says, else the entry's).
     A group on `key` gets its `per_host` agents on every node; a lone agent on `key` goes
@@ -38,7 +38,7 @@ def place_nodes(layout: Layout, key: str, nodes: list[str], gpus: int = 0, lease
         for node in nodes:
             hosts[node] = v.model_copy(update={
                 "ssh": pattern.replace("{}", node), "gpus": gpus or v.gpus, "slurm": None,
-                "lease": lease, "lease_ends": ends,
+                "lease": lease, "lease_ends": ends, "job": job,
                 "handoff_at": ends - before if ends and before else 0.0})
     groups = [g.model_copy(update={"hosts": [n for h in g.hosts
                                              for n in (nodes if h == key else [h])]})

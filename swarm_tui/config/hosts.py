@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -73,11 +74,15 @@ class HostSpec(BaseModel):
     slurm: SlurmSpec | None = Field(None, description="Nodes from a Slurm job: "
                                     "{ job = ID } or { partition, nodes, gpus_per_node, "
                                     "time, account }.")
+    transport: Literal["ssh", "srun"] = Field(
+        "ssh", description="How swarm reaches the node: 'ssh', or 'srun' (a slurm entry's "
+        "nodes, through `srun --overlap` into the job: no SSH to compute nodes).")
     # set by swarm for the nodes of a Slurm job (hosts/slurm.py), not written in layouts:
     # what holds the node ("Slurm job 123"), when that ends and when to ask for handoffs
     lease: str = Field("", description="(set by swarm) what holds the node.")
     lease_ends: float = Field(0.0, description="(set by swarm) when the lease ends.")
     handoff_at: float = Field(0.0, description="(set by swarm) when agents hand off.")
+    job: int = Field(0, description="(set by swarm) the Slurm job holding the node.")
 
     @field_validator("ssh")
     @classmethod
@@ -88,9 +93,12 @@ class HostSpec(BaseModel):
 
     @model_validator(mode="after")
     def _reachable(self) -> HostSpec:
-        if not self.ssh and self.slurm is None:
+        if not self.ssh and self.slurm is None and not self.job:
             raise ValueError("set ssh (an SSH destination such as gpu-node-03) or slurm "
                              "(nodes of a Slurm job)")
+        if self.transport == "srun" and self.slurm is None and not self.job:
+            raise ValueError("transport = \"srun\" reaches the nodes of a Slurm job: add "
+                             "slurm = { job = ID } or slurm = { nodes = N, ... }")
         return self
 
 

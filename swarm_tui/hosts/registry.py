@@ -33,5 +33,11 @@ def make_hosts(loaded: LoadedLayout) -> dict[str, Host]:
                 raise ConfigError(f"hosts.{key}: a Slurm allocation whose nodes are not known "
                                   f"yet (`swarm up` asks Slurm for them)")
 
-            hosts[key] = SSHHost(key, table[key], f"{tmux_socket_name(fleet)}-{key}", fleet)
+            spec, socket = table[key], f"{tmux_socket_name(fleet)}-{key}"
+            if spec.transport == "srun":
+                from swarm_tui.hosts.srun import SrunHost
+
+                hosts[key] = SrunHost(key, spec, socket, fleet)
+            else:
+                hosts[key] = SSHHost(key, spec, socket, fleet)
     return hosts

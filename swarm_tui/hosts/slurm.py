@@ -191,7 +191,8 @@ def _record(fleet: str, allocations: dict[str, Allocation]) -> None:
 def placed(loaded: LoadedLayout, allocations: dict[str, Allocation]) -> LoadedLayout:
     layout = loaded.layout
     for key, a in allocations.items():
-        layout = place_nodes(layout, key, a.nodes, a.gpus, f"Slurm job {a.job}", a.ends)
+        layout = place_nodes(layout, key, a.nodes, a.gpus, f"Slurm job {a.job}", a.ends,
+                             a.job)
     return loaded.model_copy(update={"layout": layout})
 
 

@@ -151,3 +151,30 @@ def test_an_interrupted_start_cancels_the_pending_job(
         assert not (home / f"{FLEET}.slurm.json").exists()
     finally:
         engine.stop()
+
+
+def test_srun_reaches_the_nodes_without_ssh(slurm: SlurmCluster, home: Path, tmp_path: Path,
+                                            monkeypatch) -> None:
+    no_ssh = tmp_path / "no-ssh-config"
+    no_ssh.write_text("Host *\n  HostName 192.0.2.1\n  ConnectTimeout 1\n")  # nowhere
+    monkeypatch.setenv("SWARM_SSH_CONFIG", str(no_ssh))
+    path = layout(tmp_path, '{ nodes = 2, gpus_per_node = 8 }', per_host=1)
+    path.write_text(path.read_text().replace('[hosts.gpu]\n', '[hosts.gpu]\ntransport = "srun"\n'))
+    engine = Engine(path, tmp_path / "engine.out")
+    try:
+        engine.wait_for("running headless with 2 agents", 90)
+        (job,) = [ln.split()[0] for ln in jobs(slurm)]
+        sent = swarm("send", "Noether", "hello from the login node", "--fleet", FLEET)
+        assert sent.returncode == 0, sent.stderr
+        wait_until(lambda: [r["text"] for r in received(tmp_path) if r["agent"] == "Noether"]
+                   == ["hello from the login node"], 30, "the message, over srun",
+                   lambda: repr(received(tmp_path)))
+        steps = slurm.run("squeue", "-h", "-s", "-j", job, "-o", "%i %j %N").stdout
+        assert any(" tmux " in f" {ln} " and ln.endswith("gpu02") for ln in
+                   steps.splitlines()), steps  # gpu02's tmux server: a step of the job
+        engine.stop()
+        done = swarm("down", str(path), timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        slurm.wait_state(job, "CANCELLED")
+    finally:
+        engine.stop()
