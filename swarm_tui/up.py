@@ -97,9 +97,10 @@ async def _run_fleet(loaded: Any, store: Any, log: Path | None) -> int:
     from swarm_tui.fleet.events import Tee
     from swarm_tui.fleet.headless import LogListener, StartProgress
     from swarm_tui.fleet.server import FleetServer
+    from swarm_tui.hosts.slurm import probe
 
     loaded = await _allocated(loaded)
-    fleet = Fleet(loaded, store)
+    fleet = Fleet(loaded, store, lease_probe=probe)
     fleet.listener = StartProgress(sys.stderr, list(fleet.links))
     server = FleetServer(fleet, paths.socket_path(fleet.name))
     keep = asyncio.create_task(daemon.keep_log(log)) if log else None

@@ -24,7 +24,7 @@ from swarm_tui.fleet.comeback import came_back
 from swarm_tui.fleet.events import FleetListener, NullListener
 from swarm_tui.fleet.identity import Senders
 from swarm_tui.fleet.injection import HUMAN, Injector
-from swarm_tui.fleet.lease import watch_leases
+from swarm_tui.fleet.lease import PROBE_EVERY, LeaseProbe, watch_leases
 from swarm_tui.fleet.link import HostLink, watch_gpus
 from swarm_tui.fleet.links import HostLinks, launch_line
 from swarm_tui.fleet.notify import Notifier
@@ -48,8 +48,10 @@ class Fleet:
     """A running fleet: start (or re-attach), watch, inject, stop watching."""
 
     def __init__(self, loaded: LoadedLayout, store: Store, listener: FleetListener | None = None,
-                 hosts: dict[str, Host] | None = None):
+                 hosts: dict[str, Host] | None = None, lease_probe: LeaseProbe | None = None):
         self.loaded = loaded
+        self.lease_probe = lease_probe  # whether a job holding nodes still runs
+        self.lease_probe_every = PROBE_EVERY
         self.name = loaded.fleet
         self.store = store
         self.listener: FleetListener = listener or NullListener()
@@ -58,8 +60,8 @@ class Fleet:
         for key, link in self.links.items():
             if key in table:  # a node held by a lease (a Slurm job): until when
                 node = table[key]
-                link.lease, link.lease_ends, link.handoff_at = (node.lease, node.lease_ends,
-                                                                node.handoff_at)
+                link.lease, link.lease_ends, link.handoff_at, link.job = (
+                    node.lease, node.lease_ends, node.handoff_at, node.job)
         self.agents: dict[str, Agent] = {}
         self.senders = Senders(self.agents, store.agent_for_token, self._local_panes)
         self._tasks: list[asyncio.Task[None]] = []
@@ -128,10 +130,11 @@ class Fleet:
         self._spawn(self._supervised(self.sizer.run, "window sizes"), "window-sizes")
         for link in self.links.values():
             self._spawn(watch_gpus(link, GPU_INTERVAL), f"gpus-{link.name}")
-        leased = [link for link in self.links.values() if link.handoff_at]
-        if leased:  # nodes of a Slurm job: handoff notes before its time limit
-            self._spawn(self._supervised(partial(watch_leases, self, leased), "lease watch"),
-                        "leases")
+        leased = [link for link in self.links.values() if link.lease]
+        if leased:  # nodes of a Slurm job: handoffs before its time limit, its end noticed
+            self._spawn(self._supervised(partial(watch_leases, self, leased, self.lease_probe,
+                                                 probe_every=self.lease_probe_every),
+                                         "lease watch"), "leases")
         for agent in self.agents.values():
             self._injector.start(agent)
         self._resume_journal()
@@ -330,6 +333,13 @@ class Fleet:
         for agent in mine:
             agent.tracker.unreachable = not up
         self._evaluate(now, mine)
+
+    def lease_ended(self, link: HostLink, reason: str) -> None:
+        """The job holding a node ended (preempted, cancelled, out of time): its agents are
+        lost, never restarted there; what is queued for them stays queued."""
+        link.ended = reason
+        self.link_state(link, False, reason)
+        self._spawn(link.host.close(), f"close-{link.name}")
 
     def end(self, reason: str) -> None:
         """Tell whoever owns the fleet to stop watching (the agents are being stopped)."""

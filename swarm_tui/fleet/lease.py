@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from swarm_tui.config.skills import skill_text
 from swarm_tui.errors import SwarmError
@@ -15,6 +17,14 @@ from swarm_tui.fleet.link import HostLink
 from swarm_tui.fleet.ports import FreshHost
 
 CHECK = 10.0  # seconds between two looks at the clock
+PROBE_EVERY = 30.0  # seconds between two questions to the scheduler about a job
+
+# whether a job holding nodes still runs: "" when it does, else what became of it
+LeaseProbe = Callable[[int], Awaitable[str]]
+
+
+class LeaseHost(FreshHost, Protocol):
+    def lease_ended(self, link: HostLink, reason: str) -> None: ...
 AHEAD = "{lease} ends in {left}; the work goes on in the next allocation. "
 
 
@@ -40,15 +50,31 @@ def ask(fleet: FreshHost, link: HostLink, now: float) -> int:
     return asked
 
 
-async def watch_leases(fleet: FreshHost, links: list[HostLink], check: float = CHECK) -> None:
+async def watch_leases(fleet: LeaseHost, links: list[HostLink], probe: LeaseProbe | None,
+                       check: float = CHECK, probe_every: float = PROBE_EVERY) -> None:
+    """Handoff notes before each node's lease ends; and, with `probe`, the end of a job
+    noticed (preempted, cancelled, out of time): its nodes' agents are lost."""
     done: set[str] = set()
-    while len(done) < len(links):
+    probed = 0.0
+    while any(not link.ended for link in links):
         now = time.time()
         for link in links:
-            if link.name not in done and now >= link.handoff_at:
+            if link.handoff_at and link.name not in done and now >= link.handoff_at:
                 done.add(link.name)
                 n = ask(fleet, link, now)
                 fleet.listener.notice(
                     f"{link.name}: {link.lease} ends in {_left(link.lease_ends - now)}: "
                     f"{n} agent{'s' * (n != 1)} asked for a handoff note")
-        await asyncio.sleep(check)  # the wall clock, looked at again
+        if probe is not None and time.monotonic() - probed >= probe_every:
+            probed = time.monotonic()
+            for job in sorted({link.job for link in links if link.job and not link.ended}):
+                why = await probe(job)
+                if why:
+                    gone = [link for link in links if link.job == job and not link.ended]
+                    for link in gone:
+                        fleet.lease_ended(link, f"{link.lease} {why}: its agents here are "
+                                          "lost; what is queued for them waits for the next "
+                                          "allocation (`swarm up` asks for one)")
+                    fleet.listener.notice(f"Slurm job {job} {why}: "
+                                          f"{', '.join(link.name for link in gone)} lost")
+        await asyncio.sleep(check)  # the wall clock and the job, looked at again

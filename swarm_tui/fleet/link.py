@@ -48,6 +48,8 @@ class HostLink:
     lease: str = ""  # what holds the node ("Slurm job 123"), "" for a node of its own
     lease_ends: float = 0.0  # wall time the lease ends (0: never)
     handoff_at: float = 0.0  # wall time its agents are asked for handoff notes (0: never)
+    job: int = 0  # the Slurm job holding the node (0: none)
+    ended: str = ""  # why the node is gone for good (its job ended): never reconnected
 
     def set_state(self, connected: bool, detail: str = "") -> bool:
         """Record the link's state; True if it changed."""

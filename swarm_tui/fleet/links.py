@@ -213,7 +213,7 @@ class HostLinks:
         """Bring a dropped host back with jittered backoff, then resync every pane. A local
         server whose session is gone means the fleet was stopped: end it."""
         delay = 0.2
-        while not self.stopping:
+        while not self.stopping and not link.ended:
             link.attempts += 1
             try:
                 if link.name == LOCAL and not await link.host.session_exists():
@@ -223,7 +223,7 @@ class HostLinks:
                 return
             except (SwarmError, OSError) as exc:
                 detail = str(exc)
-                if detail != link.detail:
+                if detail != link.detail and not link.ended:
                     self._owner.link_state(link, False, detail)
             await asyncio.sleep(delay * random.uniform(0.8, 1.2))
             delay = min(delay * 2, BACKOFF_MAX)

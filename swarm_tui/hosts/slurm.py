@@ -164,6 +164,21 @@ async def wait_running(key: str, job: int, say: Say, poll: float = POLL) -> dict
         await asyncio.sleep(poll)  # Slurm has no event to wait on: look again
 
 
+HOLDING = ("RUNNING", "CONFIGURING", "SUSPENDED", "RESIZING")
+
+
+async def probe(job: int) -> str:
+    """"" while the job holds its nodes; else what became of it ("ended (preempted)")."""
+    try:
+        info = await job_info(job)
+    except SwarmError:
+        return ""  # Slurm did not answer now: asked again later, nothing is lost meanwhile
+    state = info.get("JobState", "")
+    if not info:
+        return "is gone"
+    return "" if state in HOLDING else f"ended ({state.lower()})"
+
+
 def _state_file(fleet: str) -> Path:
     return paths.state_dir() / f"{paths.fleet_slug(fleet)}.slurm.json"
 

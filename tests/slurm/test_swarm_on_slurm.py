@@ -178,3 +178,47 @@ def test_srun_reaches_the_nodes_without_ssh(slurm: SlurmCluster, home: Path, tmp
         slurm.wait_state(job, "CANCELLED")
     finally:
         engine.stop()
+
+
+async def test_a_job_that_ends_leaves_its_agents_lost_and_their_messages_queued(
+        slurm: SlurmCluster, home: Path, tmp_path: Path) -> None:
+    """Preempted, cancelled or out of time: its nodes' agents are lost (never started
+    again there), what is queued for them stays queued; nothing else is disturbed."""
+    from swarm_tui.agents.base import AgentState
+    from swarm_tui.config.layout import load_layout
+    from swarm_tui.fleet.engine import Fleet
+    from swarm_tui.fleet.store import Store
+    from swarm_tui.hosts.slurm import allocate, probe
+    from swarm_tui.testing.notices import Notices
+    from swarm_tui.testing.waiting import async_wait_until
+
+    path = layout(tmp_path, '{ nodes = 2 }', per_host=1)
+    path.write_text(path.read_text() + f'[[agents]]\nname = "Planner"\nargs = {FAST}\n')
+    loaded = await allocate(load_layout(path), lambda line: None)
+    store = Store(home / "ssh.sqlite3")
+    notices = Notices()
+    fleet = Fleet(loaded, store, notices, lease_probe=probe)
+    fleet.lease_probe_every = 0.5
+    await fleet.start()
+    try:
+        agents = fleet.agents
+        await async_wait_until(lambda: all(a.state is AgentState.IDLE for a in agents.values()),
+                               60, "every agent idle")
+        (job,) = [ln.split()[0] for ln in jobs(slurm)]
+        assert slurm.run("scancel", job).returncode == 0  # as a preemption ends it
+        await async_wait_until(lambda: all(fleet.links[n].ended for n in ("gpu01", "gpu02")),
+                               30, "the job's end noticed", lambda: repr(notices.lines))
+        assert "ended (cancelled)" in fleet.links["gpu01"].detail
+        assert any(f"Slurm job {job} ended (cancelled): gpu01, gpu02 lost" in n
+                   for n in notices.lines), notices.lines
+        (queued,) = fleet.send(["Gauss"], "for the next allocation")
+        await async_wait_until(lambda: agents["Gauss"].state is AgentState.UNREACHABLE, 10,
+                               "Gauss lost")
+        fleet.send(["Planner"], "the planner goes on")
+        await async_wait_until(lambda: any(r["text"] == "the planner goes on"
+                                           for r in received(tmp_path)), 30, "the planner's")
+        assert store.message(queued.id).status == "queued"  # kept for the next allocation
+        assert fleet.links["gpu01"].connected is False
+    finally:
+        await fleet.stop()
+        store.close()

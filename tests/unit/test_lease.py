@@ -41,7 +41,7 @@ async def test_each_agent_of_an_ending_node_is_asked_once() -> None:
     now = time.time()
     due, later = node("gpu01", now - 1, now + 900), node("gpu02", now + 3600, now + 4500)
     fleet = Fleet([due, later], {"Gauss": "gpu01", "Noether": "gpu01", "Euler": "gpu02"})
-    watcher = asyncio.create_task(watch_leases(fleet, [due, later], check=0.01))  # type: ignore[arg-type]
+    watcher = asyncio.create_task(watch_leases(fleet, [due, later], None, check=0.01))  # type: ignore[arg-type]
     try:
         await async_wait_until(lambda: len(fleet.sent) >= 2, 5, "both agents asked")
         rounds = len(fleet.listener.lines)
