@@ -7,17 +7,21 @@ A CLI that can resume a conversation (Claude Code `--resume ID`, Codex `resume I
 started in the one its hooks last reported (`Agent.session`), and is reminded of its focus
 and open task. One that cannot was started anew: it gets the layout's prompt again, its focus,
 its open task and the last handoff note it wrote (fleet/fresh.py), if any. Either way this
-goes first, before anything queued for it meanwhile, which is typed after it, once.
+goes first, before anything queued for it meanwhile, which is typed after it, once. At the
+engine's start the journal's undelivered rows are queued again here too (`requeue`); for a
+CLI started anew at start, the old run's backlog is settled instead (`settle_gone`).
 """
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from typing import Protocol
 
 from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.agent import Agent
-from swarm_tui.fleet.store import Store
+from swarm_tui.fleet.events import FleetListener
+from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
 from swarm_tui.hosts.base import Host
 
 WHY = "its tmux server was gone: a reboot, the OOM killer or a killed tmux"
@@ -89,3 +93,39 @@ async def came_back(fleet: ComebackHost, agents: list[Agent], where: str = "") -
         fleet.send_first(agent, ANEW.format(
             where=where, why=WHY, focus=focus, task=task,
             note=f"\n\nHandoff note from before:\n{note}" if note else ""))
+
+
+def settle_gone(store: Store, listener: FleetListener, agent: Agent, since: float) -> None:
+    """A new window for an agent the journal knows, whose CLI could not resume: its old
+    conversation died without `swarm down` (tmux was killed). What was queued for it before
+    this start (`since`) is settled as `down` would have, said once, so the new agent starts
+    with its own prompt."""
+    reason = "its previous run ended without `swarm down` (tmux died); it was started anew"
+    cancelled, uncertain, reset = store.settle_gone(agent.name, since, reason)
+    if cancelled or uncertain or reset:
+        caught = (f", {uncertain} caught while being typed (uncertain: they may have "
+                  "reached the old run)") if uncertain else ""
+        listener.notice(
+            f"{agent.name} was started anew ({reason.split(';')[0]}): {cancelled} message"
+            f"{'s' * (cancelled != 1)} queued for its old run cancelled{caught}, {reset} "
+            f"open task{'s' * (reset != 1)} back to pending (`swarm messages` lists them)")
+
+
+def requeue(store: Store, listener: FleetListener, agent: Agent,
+            enqueue: Callable[[Agent, Message], None]) -> None:
+    """Queue the agent's undelivered journal rows; one a stopped swarm was typing becomes
+    uncertain (it may have arrived): never typed twice, and said."""
+    for message in store.open_messages(agent.name):
+        if message.id in agent.waiting:
+            continue  # already in its queue
+        if message.status == SENDING:
+            store.mark(message.id, UNCERTAIN, "swarm stopped while typing it")
+            listener.notice(
+                f"message #{message.id} to {agent.name} is uncertain: swarm stopped while "
+                f"typing it, so it may or may not have reached {agent.name} (look at its "
+                "screen); it is never typed twice")
+            updated = store.message(message.id)
+            if updated is not None:
+                listener.message_changed(updated)
+            continue
+        enqueue(agent, message)

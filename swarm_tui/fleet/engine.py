@@ -20,7 +20,7 @@ from swarm_tui.config.hosts import LOCAL
 from swarm_tui.config.layout import LoadedLayout
 from swarm_tui.errors import AgentNotFound, HostUnreachable, SwarmError, TmuxError
 from swarm_tui.fleet.agent import Agent
-from swarm_tui.fleet.comeback import came_back
+from swarm_tui.fleet.comeback import came_back, requeue, settle_gone
 from swarm_tui.fleet.events import FleetListener, NullListener
 from swarm_tui.fleet.identity import Senders
 from swarm_tui.fleet.injection import HUMAN, Injector
@@ -32,7 +32,7 @@ from swarm_tui.fleet.reminders import Reminders
 from swarm_tui.fleet.screens import ScreenReader
 from swarm_tui.fleet.sizes import WindowSizer
 from swarm_tui.fleet.stalls import StallWatch
-from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
+from swarm_tui.fleet.store import Message, Store
 from swarm_tui.fleet.tasks import TaskBoard
 from swarm_tui.fleet.tracker import StateTracker
 from swarm_tui.fleet.worktrees import Worktrees
@@ -261,41 +261,12 @@ class Fleet:
         run's messages, and what was sent while this one was starting."""
         for agent in self.agents.values():
             if agent.name in self.created and not agent.resumed:
-                self._settle_gone(agent)
+                settle_gone(self.store, self.listener, agent, self.started_at)
             self._resume(agent)
         self._resumed = True
 
-    def _settle_gone(self, agent: Agent) -> None:
-        """A new window for an agent the journal knows: its old conversation died without
-        `swarm down` (tmux was killed). What was queued for it before this start is settled
-        as `down` would have, said once, so the new agent starts with its own prompt."""
-        reason = "its previous run ended without `swarm down` (tmux died); it was started anew"
-        cancelled, uncertain, reset = self.store.settle_gone(agent.name, self.started_at,
-                                                             reason)
-        if cancelled or uncertain or reset:
-            caught = (f", {uncertain} caught while being typed (uncertain: they may have "
-                      "reached the old run)") if uncertain else ""
-            self.listener.notice(
-                f"{agent.name} was started anew ({reason.split(';')[0]}): {cancelled} message"
-                f"{'s' * (cancelled != 1)} queued for its old run cancelled{caught}, {reset} "
-                f"open task{'s' * (reset != 1)} back to pending (`swarm messages` lists them)")
-
     def _resume(self, agent: Agent) -> None:
-        for message in self.store.open_messages(agent.name):
-            if message.id in agent.waiting:
-                continue  # already in its queue
-            if message.status == SENDING:
-                # it may have been typed before the crash: never type it twice, and say so
-                self.store.mark(message.id, UNCERTAIN, "swarm stopped while typing it")
-                self.listener.notice(
-                    f"message #{message.id} to {agent.name} is uncertain: swarm stopped while "
-                    f"typing it, so it may or may not have reached {agent.name} (look at its "
-                    "screen); it is never typed twice")
-                updated = self.store.message(message.id)
-                if updated is not None:
-                    self.listener.message_changed(updated)
-                continue
-            self._injector.enqueue(agent, message)
+        requeue(self.store, self.listener, agent, self._injector.enqueue)
 
     # ------------------------------------------------------------------ links
     def _lost_reason(self) -> str:
