@@ -1,167 +1,133 @@
 """The diff view: one agent's change in its worktree against its base, full size, opened by
 `d` on an agent that has a worktree.
 
-The engine reads the change when the view opens, and again on `r`: the files with their
-counts, the commits on the agent's branch, then the patches (committed, and apart from them
-what the working tree holds). A line cursor moves over the rows; `c` writes a comment on the
-cursor's line, shown under it; `enter` sends every comment to the agent as one message
-through its queue (journaled like any message). Comments not sent stay with the view's app
-for the next `d` on that agent. `M` merges the branch into its base, as `swarm merge NAME`.
+The engine reads the change when the view opens, again on `r`, and again by itself when the
+agent goes idle or the size of its change moves (the cursor keeps its line, else its file,
+and its place on screen; comments not sent stay): the files with their counts, the commits
+on the agent's branch, then the patches (committed, and apart from them what the working
+tree holds). A line cursor moves over the rows; `c` writes a comment on the cursor's line
+(in a box at the bottom, the line in sight above it), shown under it; `enter` sends every
+comment to the agent as one message through its queue (journaled like any message), and the
+status line follows that message until it is delivered. Comments not sent stay with the
+view's app for the next `d` on that agent. `M` merges the branch into its base, as
+`swarm merge NAME`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
 
-from rich.segment import Segment
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.cache import LRUCache
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.geometry import Size
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
-from textual.widgets import Label
+from textual.widgets import Input, Label
 
 from swarm_tui.protocol.client import FleetClient, Refused, Unreachable
-from swarm_tui.protocol.models import DiffView
+from swarm_tui.protocol.models import AgentView, ChangeView, DiffView, MessageView
 from swarm_tui.ui.confirm import ConfirmScreen
+from swarm_tui.ui.diffhead import packed, plural, title_text, wrapped
+from swarm_tui.ui.difflog import DiffLog
 from swarm_tui.ui.diffparse import Anchor, neutralise, review_message
-from swarm_tui.ui.diffrows import DARK, LIGHT, Document, Painter, Palette, Row, counts
-from swarm_tui.ui.keys import hint
+from swarm_tui.ui.diffrows import DARK, LIGHT, Document, counts
+from swarm_tui.ui.keys import bindings_of, hint
 from swarm_tui.ui.prompt import FocusScreen
 
-MAX_WIDTH = 8_000  # cells of a row drawn (a longer line is cut)
-FILE_KEYS = [
-    Binding("right_square_bracket", "file(1)", "Next file", tooltip="the next file's patch"),
-    Binding("left_square_bracket", "file(-1)", "Prev file",
-            tooltip="the previous file's patch"),
-]
+__all__ = ["CommentBox", "DiffLog", "DiffScreen", "MergeQuestion"]
 
 FILES_HINT = Binding("right_square_bracket,left_square_bracket", "file(1)", "Next/prev file")
+WATCH = 0.5  # seconds between looks at the agent (gone idle?) and at the review's message
+KEY_LINES = 2  # rows the key hint may take (the rest ends in …)
+SAID_LINES = 3  # rows what the last send, merge or reading said may take
+BELOW_LOG = 1 + KEY_LINES + SAID_LINES + 1  # status, keys, said, the box's border
+UNDELIVERED = ("failed", "cancelled")
+Looked = tuple[str, float | None, ChangeView | None]  # an agent's state, since, change
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' * (n != 1)}"
+def lift_notes(screen: ModalScreen[Any], box: str) -> None:
+    """Notes float above a box docked at the bottom of `screen`, not over it."""
+    found = screen.query(box)
+    if found and found.first().region.height:
+        for rack in screen.query("#textual-toastrack"):  # (Textual's own, on every screen)
+            rack.styles.margin = (0, 0, found.first().region.height, 0)
 
 
-class DiffLog(ScrollView, can_focus=True):
-    """The rows of a change, drawn with the line API (only the rows on screen cost
-    anything), with a line cursor: the keys move it, a click puts it on a row."""
+class CommentBox(FocusScreen):
+    """The comment line, docked at the bottom of the diff view so that the line it is about
+    stays in sight above it; `placed` is told the row of the screen where the box starts."""
 
-    BINDINGS = [
-        Binding("up,k", "cursor(-1)", "Line up", tooltip="the cursor a line up"),
-        Binding("down,j", "cursor(1)", "Line down", tooltip="the cursor a line down"),
-        Binding("pageup", "page(-1)", "Page up", tooltip="a page up (the wheel scrolls too)"),
-        Binding("pagedown", "page(1)", "Page down", tooltip="a page down"),
-        Binding("home", "cursor_to(0)", "First line", tooltip="the first row"),
-        Binding("end", "cursor_to(-1)", "Last line", tooltip="the last row"),
-        *FILE_KEYS,
-    ]
+    DEFAULT_CSS = """
+    CommentBox { background: $background 30%; }
+    CommentBox #comment-box {
+        dock: bottom; width: 100%; height: auto;
+        border: thick $accent; background: $surface; padding: 0 1;
+    }
+    CommentBox #comment-title { width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
+    """
 
-    DEFAULT_CSS = "DiffLog { height: 1fr; padding: 0 0 0 1; }"
+    def __init__(self, anchor: Anchor, current: str, placed: Callable[[int], None]) -> None:
+        super().__init__("", current, title=f"Comment on {anchor}",
+                         placeholder="what to change here (empty: no comment)", verb="comment")
+        self.placed = placed
 
-    def __init__(self, on_move: Callable[[], None], *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.doc: Document | None = None
-        self.painter: Painter | None = None
-        self.rows: list[Row] = []
-        self.cursor = 0
-        self._strips: LRUCache[tuple[int, bool], Strip] = LRUCache(1024)
-        self._on_move = on_move
+    def compose(self) -> ComposeResult:
+        keys = [replace(b, description=self.verb) if b.action == "save" else b
+                for b in bindings_of(self.BINDINGS)]
+        with Vertical(id="comment-box"):
+            yield Label(Text(self.title_text, no_wrap=True, overflow="ellipsis"),
+                        id="comment-title")
+            yield Input(value=self.current, id="focus-input", placeholder=self.placeholder)
+            yield Label(hint(keys), id="prompt-help")
 
-    def show(self, doc: Document, comments: dict[Anchor, str], palette: Palette) -> None:
-        """Draw this document (the cursor stays on its line when the line is still there)."""
-        keep = self.current.anchor if self.rows else None
-        self.doc, self.painter = doc, Painter(doc, palette)
-        self.set_comments(comments, keep)
-
-    def set_comments(self, comments: dict[Anchor, str], keep: Anchor | None = None) -> None:
-        assert self.doc is not None
-        keep = keep or (self.current.anchor if self.rows else None)
-        self.rows = self.doc.with_comments(comments)
-        self._strips.clear()
-        self.virtual_size = Size(min(MAX_WIDTH, self.doc.width), len(self.rows))
-        at = next((i for i, r in enumerate(self.rows) if r.kind == "code" and r.anchor == keep),
-                  None) if keep is not None else None
-        self.move_to(self.cursor if at is None else at)
-        self.refresh()
-
-    @property
-    def current(self) -> Row:
-        return self.rows[self.cursor] if self.rows else Row("blank")
-
-    @property
-    def page_height(self) -> int:
-        return max(1, self.scrollable_content_region.height)
-
-    def move_to(self, index: int) -> None:
-        """Put the cursor on row `index` and bring it into view."""
-        old, self.cursor = self.cursor, max(0, min(len(self.rows) - 1, index))
-        top, height = int(self.scroll_y), self.page_height
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
-        self.refresh_lines(old)
-        self.refresh_lines(self.cursor)
-        self._on_move()
-
-    def action_cursor(self, step: int) -> None:
-        self.move_to(self.cursor + step)
-
-    def action_page(self, pages: int) -> None:
-        self.move_to(self.cursor + pages * self.page_height)
-
-    def action_cursor_to(self, index: int) -> None:
-        self.move_to(index if index >= 0 else len(self.rows) - 1)
-
-    def action_file(self, step: int) -> None:
-        """The cursor to the next (previous) file's header, shown at the top."""
-        at = range(self.cursor + 1, len(self.rows)) if step > 0 \
-            else range(self.cursor - 1, -1, -1)
-        found = next((i for i in at if self.rows[i].kind == "file"), None)
-        if found is None:
-            self.notify("no file after this one" if step > 0 else "no file before this one",
-                        timeout=3)
-            return
-        self.scroll_to(y=found, animate=False, immediate=True)
-        self.move_to(found)
-
-    def on_click(self, event: events.Click) -> None:
-        y = event.y - self.content_region.y + self.region.y + int(self.scroll_y)
-        if 0 <= y < len(self.rows):
-            self.move_to(y)
-
-    # ------------------------------------------------------------------ drawing
-    def _strip(self, index: int) -> Strip:
-        cursor = index == self.cursor
-        strip = self._strips.get((index, cursor))
-        if strip is None:
-            assert self.painter is not None
-            text, fill = self.painter.paint(self.rows[index], cursor)
-            segments = [s for s in text.render(self.app.console) if s.text != "\n"]
-            width = max(self.virtual_size.width, self.scrollable_content_region.width)
-            strip = Strip(segments).crop(0, MAX_WIDTH).extend_cell_length(width, fill)
-            self._strips[(index, cursor)] = strip
-        return strip
-
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width or self.size.width
-        index = scroll_y + y
-        style = self.rich_style
-        if not 0 <= index < len(self.rows):
-            return Strip([Segment(" " * width, style)], width)
-        strip = self._strip(index).crop_extend(scroll_x, scroll_x + width, style)
-        return strip.apply_style(style).apply_offsets(scroll_x, index)
+    def on_mount(self) -> None:  # (FocusScreen's own, called by Textual too, focuses)
+        self.call_after_refresh(self._say_where)
 
     def on_resize(self) -> None:
-        self._strips.clear()
+        self.call_after_refresh(self._say_where)
+
+    def _say_where(self) -> None:
+        box = self.query("#comment-box")
+        if box and box.first().region.height:
+            self.placed(box.first().region.y)
+            lift_notes(self, "#comment-box")
+
+
+class MergeQuestion(ConfirmScreen):
+    """The merge's question, docked at the bottom of the diff view: its head (branch, base,
+    conflicts) stays in sight above it."""
+
+    DEFAULT_CSS = """
+    MergeQuestion #merge-box {
+        dock: bottom; width: 100%; height: auto; max-height: 80%;
+        border: thick $accent; background: $surface; padding: 0 1;
+    }
+    MergeQuestion #confirm-question { width: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="merge-box"):
+            yield Label(self.question, id="confirm-question")
+            yield Label(hint(self.BINDINGS), id="prompt-help")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(lift_notes, self, "#merge-box")
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(lift_notes, self, "#merge-box")
+
+
+@dataclass
+class Review:
+    """A review sent: its message's id and the comments it carried."""
+
+    ids: list[int]
+    comments: dict[Anchor, str]
+    delivered: bool = False
 
 
 class DiffScreen(ModalScreen[None]):
@@ -176,17 +142,27 @@ class DiffScreen(ModalScreen[None]):
                 "message, through its queue (journaled like any message)"),
         Binding("M", "merge", "Merge", tooltip="merge the branch into its base (asks first), "
                 "as `swarm merge NAME`"),
-        Binding("r", "reload", "Read again", tooltip="read the change again, as it is now"),
+        Binding("r", "reload", "Read again", tooltip="read the change again, as it is now "
+                "(done by itself when the agent goes idle or its change's size moves)"),
         Binding("escape,q", "close", "Close", tooltip="back to the fleet; comments not sent "
                 "are kept for the next d on this agent"),
     ]
 
-    DEFAULT_CSS = """
-    DiffScreen { background: $background; }
-    #diff-box { width: 1fr; height: 1fr; border: thick $accent; background: $surface; }
-    #diff-title { height: auto; padding: 0 1; }
-    #diff-status { height: 1; padding: 0 1; color: $text-muted; }
-    #diff-keys { padding: 0 1; }
+    DEFAULT_CSS = f"""
+    DiffScreen {{ background: $background; }}
+    #diff-box {{ width: 1fr; height: 1fr; border: thick $accent; background: $surface; }}
+    #diff-title, #diff-status {{
+        width: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis;
+    }}
+    #diff-title {{ height: auto; }}
+    #diff-status {{ height: 1; color: $text-muted; }}
+    #diff-said {{ width: 1fr; height: auto; max-height: {SAID_LINES}; padding: 0 1; }}
+    #diff-said.-error {{ color: $text-error; }}
+    #diff-keys {{
+        width: 1fr; height: auto; max-height: {KEY_LINES}; padding: 0 1; color: $text-muted;
+    }}
+    /* notes float above the status line, the said lines and the keys, not over them */
+    DiffScreen ToastRack {{ margin-bottom: {BELOW_LOG}; }}
     """
 
     def __init__(self, client: FleetClient, view: DiffView, comments: dict[Anchor, str]
@@ -198,15 +174,22 @@ class DiffScreen(ModalScreen[None]):
         self.view = view
         self.agent = view.agent
         self.comments = comments
-        self.said = ""  # what the last send or merge did
+        self.said = ""  # what the last send, merge or reading said (a refusal, whole)
+        self.said_error = False
+        self.review: Review | None = None  # the last review sent, followed to delivery
+        self.note = ""  # why the change was last read again by itself
         self.busy = False  # a send or a merge on its way
+        self._seen: Looked | None = None  # the agent, as last looked at
+        self._stale = ""  # why the change should be read again (once this view is on top)
+        self._said_drawn: tuple[str, bool, int] | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="diff-box"):
             yield Label(self._title(), id="diff-title")
             yield DiffLog(self._draw_status, id="diff-log")
             yield Label("", id="diff-status")
-            yield Label(hint([FILES_HINT, *self.BINDINGS]), id="diff-keys", classes="box-help")
+            yield Label("", id="diff-said")
+            yield Label(self._keys(), id="diff-keys")
 
     @property
     def diff_log(self) -> DiffLog:
@@ -216,31 +199,34 @@ class DiffScreen(ModalScreen[None]):
         if not self.query(DiffLog):
             return  # closed before it was mounted
         self.diff_log.focus()
+        self._seen = self._looked()
+        self.set_interval(WATCH, self._watch)
         self._show(self.view)
+
+    def on_resize(self) -> None:
+        if not self.query("#diff-title"):
+            return  # (closed)
+        self.query_one("#diff-title", Label).update(self._title())
+        self.query_one("#diff-keys", Label).update(self._keys())
+        self._draw_status()
 
     def _show(self, view: DiffView) -> None:
         self.view = view
         self.query_one("#diff-title", Label).update(self._title())
         self.diff_log.show(Document(view), self.comments, DARK if self.app.current_theme.dark
-                      else LIGHT)
+                           else LIGHT)
+
+    @property
+    def _width(self) -> int:
+        """The cells a line of the head or the foot has (the box's border and padding)."""
+        return max(0, self.size.width - 4)
 
     def _title(self) -> Text:
-        v = self.view
-        added, deleted = v.added, v.deleted  # committed and not, together
-        title = Text(no_wrap=True, overflow="ellipsis")
-        title.append(v.agent, style="bold")
-        title.append(f"  {neutralise(v.branch)} → {neutralise(v.base)}  ")
-        title.append(f"+{added} ", style="bold #3fb950")
-        title.append(f"−{deleted}", style="bold #f85149")
-        title.append(f", {plural(v.changed, 'file')}")
-        where = f"{v.host}:" if v.host != "local" else ""
-        title.append(f"   {where}{neutralise(v.worktree)}", style="dim")
-        if v.conflicts:
-            title.append(f"\n⚠ conflicts with {neutralise(v.base)}: "
-                         + ", ".join(neutralise(c) for c in v.conflicts), style="bold red")
-        if v.trimmed:
-            title.append(f"\ntrimmed: {neutralise(v.trimmed)}", style="yellow")
-        return title
+        return title_text(self.view, self._width)
+
+    def _keys(self) -> str:
+        keys: list[BindingType] = [FILES_HINT, *self.BINDINGS]
+        return packed([hint([b]) for b in keys], self._width, KEY_LINES)
 
     def _draw_status(self) -> None:
         if not self.query("#diff-status"):
@@ -255,15 +241,81 @@ class DiffScreen(ModalScreen[None]):
         if self.comments:
             parts.append(f"{plural(len(self.comments), 'comment')}: enter sends "
                          f"{'it' if len(self.comments) == 1 else 'them'} to {self.agent}")
-        if self.said:
-            parts.append(self.said)
+        if self.review is not None:
+            r = self.review
+            parts.append(f"review {'delivered to' if r.delivered else 'queued for'} "
+                         f"{self.agent}: {plural(len(r.comments), 'comment')}")
+        if self.note:
+            parts.append(self.note)
         self.query_one("#diff-status", Label).update(Text(" · ".join(parts), no_wrap=True,
                                                           overflow="ellipsis"))
+        drawn = (self.said, self.said_error, self._width)
+        if drawn != self._said_drawn:  # (not on every move of the cursor: a new layout)
+            self._said_drawn = drawn
+            said = self.query_one("#diff-said", Label)
+            said.display = bool(self.said)
+            said.set_class(self.said_error, "-error")
+            said.update(wrapped(self.said, self._width, SAID_LINES))
 
     def _say(self, line: str, severity: SeverityLevel = "information") -> None:
-        self.said = line
+        self.said, self.said_error = line, severity == "error"
         self.app.notify(line, severity=severity, timeout=8)
         self._draw_status()
+
+    # ------------------------------------------------------------------ kept current
+    def _looked(self) -> Looked | None:
+        """The agent's state, since when, and its change's size, as the fleet view has them
+        now."""
+        fleet = self.client.view
+        agent: AgentView | None = fleet.agents.get(self.agent) if fleet is not None else None
+        return (agent.state, agent.state_since, agent.changes) if agent is not None else None
+
+    def _watch(self) -> None:
+        """The agent gone idle (a turn shorter than a look apart counts: its idle began
+        anew), or its change's size moved: the change is read again (once this view is on
+        top: never under the comment line or a question). And the review's message,
+        followed."""
+        seen, now = self._seen, self._looked()
+        self._seen = now
+        if seen is not None and now is not None and seen != now:
+            if now[0] == "idle" and (seen[0] != "idle" or seen[1] != now[1]):
+                self._stale = f"{self.agent} went idle"
+            elif now[2] != seen[2]:
+                self._stale = f"{self.agent}'s change moved"
+        self._follow_review()
+        if self._stale and self.app.screen is self:  # (is_current: also when under a box)
+            why, self._stale = self._stale, ""
+            self.run_worker(self._reload(why), group="diff", exclusive=True,
+                            exit_on_error=False)
+
+    def _message(self, mid: int) -> MessageView | None:
+        fleet = self.client.view
+        return next((m for m in fleet.messages if m.id == mid), None) \
+            if fleet is not None else None
+
+    def _follow_review(self) -> None:
+        """Queued, then delivered (said until the change is next read); not delivered: its
+        comments come back, to send again."""
+        r = self.review
+        if r is None or r.delivered:
+            return
+        found = [m for m in map(self._message, r.ids) if m is not None]
+        lost = [m for m in found if m.status in UNDELIVERED]
+        if lost:
+            self.review = None
+            for anchor, text in r.comments.items():
+                self.comments.setdefault(anchor, text)  # (a newer comment on it stays)
+            self.diff_log.set_comments(self.comments)
+            detail = f": {neutralise(lost[0].detail)}" if lost[0].detail else ""
+            self._say(f"review not delivered to {self.agent} ({lost[0].status}{detail}); "
+                      "its comments are back: enter sends them again", "error")
+        elif found and all(m.status == "delivered" for m in found):
+            r.delivered = True
+            self._draw_status()
+        elif any(m.status == "uncertain" for m in found):
+            self.review = None
+            self._say(f"review to {self.agent}: not known if it arrived (uncertain)",
+                      "warning")
 
     # ------------------------------------------------------------------ comments
     def action_comment(self) -> None:
@@ -272,12 +324,12 @@ class DiffScreen(ModalScreen[None]):
             self.app.notify("c comments a line of code: move the cursor to a line of a hunk",
                             severity="warning", timeout=5)
             return
-        self.app.push_screen(FocusScreen(
-            "", self.comments.get(anchor, ""), title=f"Comment on {anchor}",
-            placeholder="what to change here (empty: no comment)", verb="comment"),
-            lambda text: self._commented(anchor, text))
+        self.app.push_screen(CommentBox(anchor, self.comments.get(anchor, ""),
+                                        self.diff_log.keep_above),
+                             partial(self._commented, anchor))
 
     def _commented(self, anchor: Anchor, text: str | None) -> None:
+        self.diff_log.release()
         if text is None:
             return
         text = " ".join(neutralise(text).split())
@@ -308,7 +360,7 @@ class DiffScreen(ModalScreen[None]):
 
     async def _send(self, sent: dict[Anchor, str]) -> None:
         try:
-            await self.client.send([self.agent], review_message(sent))
+            messages = await self.client.send([self.agent], review_message(sent))
         except (Refused, Unreachable) as exc:
             self._say(f"review not sent: {exc}", "error")
             return
@@ -320,28 +372,58 @@ class DiffScreen(ModalScreen[None]):
         for anchor, text in sent.items():  # (one edited meanwhile stays, to send again)
             if self.comments.get(anchor) == text:
                 del self.comments[anchor]
+        self.review = Review([m.id for m in messages], sent)
+        self.said = ""  # (a refusal of an earlier try is over)
         self.diff_log.set_comments(self.comments)
-        self._say(f"review queued for {self.agent}: {plural(len(sent), 'comment')}")
+        self.app.notify(f"review queued for {self.agent}: {plural(len(sent), 'comment')}",
+                        timeout=5)
+        self._follow_review()
 
     # ------------------------------------------------------------------ the change
     def action_merge(self) -> None:
+        """Ask the engine what a merge would do first (a task not complete, conflicts, a
+        dirty base, files no merge takes): the question says it, or the refusal comes now,
+        not after a yes."""
+        if not self.busy:
+            self.busy = True
+            self.run_worker(self._ask_merge(), group="diff-ask", exit_on_error=False)
+
+    async def _ask_merge(self) -> None:
         v = self.view
         unsent = f" ({plural(len(self.comments), 'comment')} not sent)" if self.comments else ""
         merged = [f for f in v.files if f.part == "committed"]  # commits only are merged
         size = counts(sum(f.added for f in merged), sum(f.deleted for f in merged))
-        self.app.push_screen(ConfirmScreen(
-            f"Merge {neutralise(v.branch)} → {neutralise(v.base)} ({size or 'no lines'}, "
-            f"{plural(len({f.path for f in merged}), 'file')} committed){unsent}?"),
-            self._merge)
+        what = (f"{v.branch} → {v.base} ({size or 'no lines'}, "
+                f"{plural(len({f.path for f in merged}), 'file')} committed){unsent}?")
+        force = False
+        try:
+            try:
+                would = await self.client.merge(self.agent, check=True)
+                question = [f"Merge {what}", f"{would[:1].upper()}{would[1:]}."]
+            except Refused as exc:
+                await self.client.merge(self.agent, check=True, force=True)  # may refuse too
+                force = True
+                question = [f"{exc}.", f"Merge anyway: {what}"]
+        except (Refused, Unreachable) as exc:
+            self.busy = False
+            self._say(f"not merged: {exc}", "error")
+            return
+        except Exception as exc:  # noqa: BLE001 - said, never a crash of the view
+            self.busy = False
+            self._say(f"not merged: {exc!r}", "error")
+            return
+        self.busy = False
+        self.app.push_screen(MergeQuestion("\n".join(map(neutralise, question))),
+                             partial(self._merge, force))
 
-    def _merge(self, yes: bool | None) -> None:
+    def _merge(self, force: bool, yes: bool | None) -> None:
         if yes and not self.busy:
             self.busy = True
-            self.run_worker(self._merge_now(), group="diff-ask", exit_on_error=False)
+            self.run_worker(self._merge_now(force), group="diff-ask", exit_on_error=False)
 
-    async def _merge_now(self) -> None:
+    async def _merge_now(self, force: bool) -> None:
         try:
-            done = await self.client.merge(self.agent)
+            done = await self.client.merge(self.agent, force=force)
         except (Refused, Unreachable) as exc:
             self._say(f"not merged: {exc}", "error")
             return
@@ -356,7 +438,8 @@ class DiffScreen(ModalScreen[None]):
     def action_reload(self) -> None:
         self.run_worker(self._reload(), group="diff", exclusive=True, exit_on_error=False)
 
-    async def _reload(self) -> None:
+    async def _reload(self, why: str = "") -> None:
+        """Read the change again (`why`: what made this view read it by itself)."""
         try:
             view = await self.client.diff(self.agent)
         except (Refused, Unreachable) as exc:
@@ -366,6 +449,15 @@ class DiffScreen(ModalScreen[None]):
             self._say(f"changes of {self.agent}: the answer could not be read ({exc!r})",
                       "error")
             return
+        r = self.review
+        if r is not None and (r.delivered or not any(map(self._message, r.ids))):
+            # delivered (said until now: the change read since shows what it did), or its
+            # message is one this view hears nothing of: nothing more to follow
+            self.review = None
+        if why and view != self.view:
+            self.note = f"read again: {why}"
+        elif not why:
+            self.note = ""
         self._show(view)
 
     def action_close(self) -> None:

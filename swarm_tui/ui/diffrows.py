@@ -48,6 +48,20 @@ class FileItem:
     patch: FilePatch
 
 
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where the cursor is, in terms that outlive a new reading of the change: its line's
+    anchor, else its file (part and path) and which of the file's rows of its kind it is,
+    else only its row's index."""
+
+    index: int
+    kind: RowKind = "blank"
+    anchor: Anchor | None = None
+    part: str = ""
+    path: str = ""
+    nth: int = 0  # the file's nth row of this kind (its hunks' headers, its markers)
+
+
 def counts(added: int, deleted: int) -> str:
     return " ".join(p for p in (f"+{added}" if added else "", f"−{deleted}" if deleted else "")
                     if p)
@@ -136,6 +150,43 @@ class Document:
                 self.rows.append(Row("code" if anchor else "marker", line.text, index, h, i,
                                      anchor))
 
+    def place(self, rows: list[Row], index: int) -> Place:
+        """The place of `rows[index]` (`rows`: this document's, with comments)."""
+        row = rows[index]
+        if row.file < 0 or row.file >= len(self.files):
+            return Place(index, row.kind, row.anchor)
+        item = self.files[row.file]
+        nth = sum(1 for r in rows[:index] if r.file == row.file and r.kind == row.kind)
+        return Place(index, row.kind, row.anchor, item.part, item.patch.path, nth)
+
+    def locate(self, rows: list[Row], place: Place) -> int:
+        """The row of `rows` (this document's, with comments) nearest to `place` (a place
+        in an earlier reading): its line, else the nearest line of its file, else its
+        file's row of the same kind, else its file, else the same index."""
+        def in_file(part: str) -> list[int]:
+            return [i for i, r in enumerate(rows) if r.file >= 0
+                    and self.files[r.file].patch.path == place.path
+                    and (not part or self.files[r.file].part == part)]
+
+        if place.anchor is not None:
+            same = [i for i, r in enumerate(rows) if r.anchor == place.anchor
+                    and r.kind in (place.kind, "code")]
+            if same:  # the comment row itself if the cursor was on it, else its line
+                return next((i for i in same if rows[i].kind == place.kind), same[0])
+        if place.path:
+            mine = in_file(place.part) or in_file("")
+            if mine:
+                anchor = place.anchor
+                if anchor is not None:
+                    lines = [i for i in mine if rows[i].kind == "code"]
+                    if lines:
+                        return min(lines, key=lambda i: _distance(rows[i].anchor, anchor))
+                kind = [i for i in mine if rows[i].kind == place.kind]
+                if kind:
+                    return kind[min(place.nth, len(kind) - 1)]
+                return mine[0]
+        return max(0, min(place.index, len(rows) - 1))
+
     def with_comments(self, comments: dict[Anchor, str]) -> list[Row]:
         """The rows with each comment under its line; comments whose line is not in this
         diff (it changed since they were written) come first, said so."""
@@ -148,6 +199,13 @@ class Document:
                 rows.append(Row("comment", comments[row.anchor], row.file, row.hunk, row.line,
                                 row.anchor))
         return rows
+
+
+def _distance(a: Anchor | None, b: Anchor) -> tuple[int, int]:
+    """How far a line is from another: lines apart, then whether the sides differ."""
+    if a is None:
+        return (1 << 30, 1)
+    return (abs(a.line - b.line), int(a.old != b.old))
 
 
 @dataclass(frozen=True)

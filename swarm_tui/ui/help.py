@@ -15,7 +15,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from swarm_tui.ui.diff import DiffLog, DiffScreen
+from swarm_tui.ui.diff import DiffScreen
+from swarm_tui.ui.difflog import DiffLog
 from swarm_tui.ui.history import HistoryLog, HistoryScreen
 from swarm_tui.ui.keys import bindings_of, for_help, hint, key_text
 from swarm_tui.ui.messages import MessagesScreen
@@ -58,7 +59,8 @@ def legend(styles: dict[str, str]) -> Table:
 
 
 class HelpScreen(ModalScreen[None]):
-    """Sections of (title, bindings): key, what it does, and more about it."""
+    """Sections of (title, bindings): key, what it does, and more about it (a title's
+    second line is a note under it)."""
 
     BINDINGS = [Binding("escape,question_mark,q", "dismiss_screen", "Close")]
 
@@ -83,7 +85,10 @@ class HelpScreen(ModalScreen[None]):
             Text("the agents' states", style="bold underline"),
             legend(state_styles(self.app.get_css_variables()))]
         for title, bindings in sections:
-            parts.append(Text("\n" + title, style="bold underline"))
+            head, _, note = title.partition("\n")  # a note under the title, if any
+            parts.append(Text("\n" + head, style="bold underline"))
+            if note:
+                parts.append(Text(note, style="grey62"))
             table = Table(box=None, show_header=False, padding=(0, 1, 0, 0), expand=True)
             table.add_column(justify="right", style="bold cyan", no_wrap=True,
                              width=keys_w)
@@ -115,5 +120,7 @@ def fleet_help(fleet_keys: list[BindingType]) -> list[Section]:
         (opened_by("zoomed: the agent's history", "page_up") + ", or the wheel; drag the "
          "mouse to select", [*HistoryLog.BINDINGS, SIDEWAYS, *HistoryScreen.BINDINGS]),
         (opened_by("an agent's change in its worktree", "diff") + "; a click puts the cursor "
-         "on a line", [*DiffLog.BINDINGS, SIDEWAYS, *DiffScreen.BINDINGS]),
+         "on a line\nin the sidebar, its size: +120 −14 5f (lines added, deleted; files), "
+         "then ⚠ when its branch conflicts with its base",
+         [*DiffLog.BINDINGS, SIDEWAYS, *DiffScreen.BINDINGS]),
     ]

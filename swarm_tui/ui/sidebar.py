@@ -18,10 +18,12 @@ from textual.strip import Strip
 from swarm_tui.protocol.models import AgentView, ChangeView, HostView
 from swarm_tui.ui.asking import asking, sidebar_note
 from swarm_tui.ui.durations import glance
+from swarm_tui.ui.fit import clip
 from swarm_tui.ui.tiles import CONSOLE, SHORT_STATES, STATE_MARKS, state_styles
 
 BARS = " ▁▂▃▄▅▆▇█"
 MIN_NAME = 8  # columns of an agent's name the sidebar keeps before dropping the state word
+# (and of its focus label before the change's size takes a shorter form)
 
 
 FULL, SHORT, NONE = 0, 1, 2  # the state's word: whole, short (`needs you`), left out
@@ -69,15 +71,18 @@ def change_parts(change: ChangeView | None) -> list[tuple[str, str]]:
 
 
 def change_fitted(parts: list[tuple[str, str]], room: int) -> list[tuple[str, str]]:
-    """The pieces that fit in `room` cells: the files' count goes first, then the word
-    `conflict` (its mark stays), then the counts."""
+    """The longest form of the change that fits in `room` cells: all of it; the conflict
+    as its mark alone (`⚠`, as the help says); without the files' count; the files'
+    count alone; the mark alone. A count is never cut, and never a sign without its
+    number."""
     def cells(ps: list[tuple[str, str]]) -> int:
         return sum(len(t) for t, _ in ps) + max(0, len(ps) - 1)
 
-    tries = [parts, [p for p in parts if p[1] != "files"]]
-    tries.append([("⚠", r) if r == "conflict" else (t, r) for t, r in tries[-1]])
-    tries.append([p for p in tries[-1] if p[1] == "conflict"])
-    return next((t for t in tries if cells(t) <= room), [])
+    marked = [("⚠", r) if r == "conflict" else (t, r) for t, r in parts]
+    tries = [parts, marked, [p for p in marked if p[1] != "files"],
+             [p for p in marked if p[1] in ("files", "conflict")],
+             [p for p in marked if p[1] == "conflict"]]
+    return next((t for t in tries if t and cells(t) <= room), [])
 
 
 class Gpu(Protocol):
@@ -119,6 +124,12 @@ def host_line(link: HostView, width: int, now: float) -> Text:
         line.append("■ ", style="green")
         line.append(link.name, style="bold")
         line.append(f"  up {glance(link.since, now)}", style="grey62")
+        if link.lease:  # a Slurm job's node: which job, and how long it has left
+            left = link.lease_ends - now if link.lease_ends else 0.0
+            soon = 0 < left < 30 * 60
+            line.append(f"  {link.lease}" + (f", {glance(now, link.lease_ends)} left"
+                                              if left > 0 else ""),
+                        style="yellow" if soon else "grey62")
         if link.gpus:
             line.append(f"\n   util {gpu_summary(link.gpus)}\n   mem  {gpu_memory(link.gpus)}",
                         style="grey62")
@@ -265,16 +276,24 @@ class Sidebar(ScrollView, can_focus=False):
     @staticmethod
     def _focus_line(focus: str, change: ChangeView | None, width: int,
                     colours: dict[str, str]) -> Text:
-        """The agent's second row: its focus label, and its change at the right."""
-        parts = change_fitted(change_parts(change), width - 3 - MIN_NAME)
-        text = f"   {focus}"
-        if not parts:
-            return Text(text[:width], style="italic grey62", no_wrap=True)
+        """The agent's second row: its focus label, and its change at the right. The label
+        keeps up to half the row (or all it needs) before the change takes a shorter form,
+        and MIN_NAME cells before the change goes; the word `conflict` is shown only
+        beside the whole label (its mark says it: the help explains both)."""
+        whole = change_parts(change)
+        keep = min(len(focus), max(MIN_NAME, width // 2 - 4))
+        parts = change_fitted(whole, width - 4 - keep) or \
+            change_fitted(whole, width - 4 - MIN_NAME)
         right = sum(len(t) for t, _ in parts) + len(parts) - 1
+        if parts == whole and change is not None and change.conflicts \
+                and 3 + len(focus) + 1 + right > width:
+            parts = change_fitted(whole, right - len("conflict") - 1)
+            right = sum(len(t) for t, _ in parts) + len(parts) - 1
+        if not parts:  # (cut at a word, with an ellipsis, as beside a change)
+            return Text("   " + clip(focus, width - 3), style="italic grey62", no_wrap=True)
         line = Text(no_wrap=True, overflow="ellipsis")
         room = width - right - 1
-        line.append(text if len(text) <= room else text[: room - 1] + "…",
-                    style="italic grey62")
+        line.append("   " + clip(focus, room - 3), style="italic grey62")
         line.append(" " * max(1, width - line.cell_len - right))
         styles = {"added": "green", "deleted": "red", "files": "grey62",
                   # the theme's error colour (an exited agent's)

@@ -130,7 +130,7 @@ def read_change(wt: Path, tmp: Path, base: str = "main") -> DiffView:
     the merge base, and the working tree (untracked files too) through a temporary index."""
     mb = git(wt, "merge-base", base, "HEAD").strip()
     index = tmp / "index.tmp"
-    shutil.copy(git(wt, "rev-parse", "--path-format=absolute", "--git-path", "index").strip(),
+    shutil.copy2(git(wt, "rev-parse", "--path-format=absolute", "--git-path", "index").strip(),
                 index)
     env = {"GIT_INDEX_FILE": str(index)}
     git(wt, "add", "-u", env=env)
@@ -167,7 +167,9 @@ class DiffClient(FakeClient):
         super().__init__(view)
         self.diffs, self.refusal = list(diffs), refusal
         self.merged = "merged swarm/ui/Gauss into main (3 commits): 1a2b3c4"
+        self.would = "would merge 3 commit(s) of swarm/ui/Gauss into main"
         self.merge_refusal = self.send_refusal = ""
+        self.gate = ""  # a refusal that `force` overrides (a task not complete)
 
     async def diff(self, name: str) -> DiffView:
         self._asked("diff", name=name)
@@ -176,11 +178,14 @@ class DiffClient(FakeClient):
         return self.diffs.pop(0) if len(self.diffs) > 1 else self.diffs[0]
 
     async def merge(self, name: str, into: str = "", squash: bool = False,
-                    force: bool = False) -> str:
-        self._asked("merge", name=name, into=into, squash=squash, force=force)
+                    force: bool = False, check: bool = False) -> str:
+        self._asked("merge-check" if check else "merge", name=name, into=into,
+                    squash=squash, force=force)
         if self.merge_refusal:
             raise Refused(self.merge_refusal)
-        return self.merged
+        if self.gate and not force:
+            raise Refused(self.gate)
+        return self.would if check else self.merged
 
     async def send(self, names: list[str], text: str, skill: str = "",
                    params: dict[str, str] | None = None) -> list[MessageView]:

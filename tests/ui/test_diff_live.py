@@ -1,6 +1,8 @@
 """The diff view on a real engine: a mock agent in its own git worktree of a temporary
 repository; a file written into that worktree is shown by `d` (read by the engine from git
-just then), and a comment sent with enter reaches the agent through its queue, journaled."""
+just then), and a comment sent with enter reaches the agent through its queue, journaled;
+the view follows the review to its delivery, and once the agent's turn on it ends it reads
+the change again by itself (a file written meanwhile shows without `r`)."""
 
 from __future__ import annotations
 
@@ -69,11 +71,22 @@ async def test_d_shows_the_worktree_and_a_review_reaches_the_agent(
         await until(lambda: isinstance(app.screen, FocusScreen), what="the comment line")
         await pilot.press(*"say why 41", "enter")
         await until(lambda: screen.comments, what="the comment written")
+        (workdir / "later.py").write_text("LATER = 1\n")  # after the view read the change
+        assert not any("later.py" in r for r in rows())
         await pilot.press("enter")
         text = "Review of your change:\nchecked.py:2: say why 41"
         await until(lambda: text in received(tmp_path, "Gauss"), 30,
                     "the review delivered to Gauss",
                     detail=lambda: repr(received(tmp_path, "Gauss")))
         assert not screen.comments
+        # the message delivered (said until the change is next read), then the agent idle
+        # again: the change read again by itself, the review's word gone with it
+        await until(lambda: screen.review is None or screen.review.delivered, 30,
+                    "the review followed to its delivery")
+        assert not screen.said and not screen.comments  # (not refused, nothing came back)
+        await until(lambda: ["later.py", "+1", "new,", "untracked"] in [r.split() for r in rows()],
+                    30, "the change read again when Gauss went idle",
+                    detail=lambda: "\n".join(rows()))
+        await until(lambda: screen.review is None, what="the review's word gone")
         journal = [m for m in live.store.messages(limit=20) if m.recipient == "Gauss"]
         assert [m.text for m in journal if m.text.startswith("Review of")] == [text]

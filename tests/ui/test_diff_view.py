@@ -2,8 +2,9 @@
 what git wrote just now for a real change in a real repository (tests/ui/diffrepo.py): the
 files and their hunks drawn, code coloured by its language, the cursor, comments written,
 shown, deleted, kept when the view closes and sent with enter as one message; merge asked
-first; refusals said in one line; hostile lines drawn as text; a 20,000-line diff
-highlighted only where it is seen. And the sidebar's change size, and the footer's `d`."""
+first (test_diff_merge.py); refusals said; hostile lines drawn as text; a 20,000-line diff
+highlighted only where it is seen. And the footer's `d` (the sidebar's change size:
+test_sidebar_change.py)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,10 @@ from textual.widgets._footer import FooterKey  # the footer's key widget: not ex
 
 from swarm_tui.protocol.models import ChangeView, DiffFileView, DiffView
 from swarm_tui.ui.app import SwarmApp
-from swarm_tui.ui.confirm import ConfirmScreen
 from swarm_tui.ui.diff import DiffLog, DiffScreen
 from swarm_tui.ui.diffrows import CHUNK, DARK
 from swarm_tui.ui.footer import FleetFooter
 from swarm_tui.ui.prompt import FocusScreen
-from swarm_tui.ui.sidebar import Sidebar
 from tests.ui.conftest import still_fleet, text_of, until
 from tests.ui.diffrepo import DiffClient, real_change, with_worktrees
 
@@ -308,33 +307,20 @@ async def test_a_refused_review_keeps_its_comments_and_closing_keeps_them_too(
         await until(lambda: not app.reviews["Gauss"], what="nothing left to send")
 
 
-async def test_merge_asks_first_then_says_what_was_done(tmp_path: Path,
-                                                        change: DiffView) -> None:
+async def test_a_merge_refusal_stays_said_in_the_view(tmp_path: Path, change: DiffView) -> None:
+    """(What M asks and does: test_diff_merge.py.) The refusal stays in the view's own line
+    once its note has gone, whole however long."""
     client = client_for(tmp_path, change)
+    client.merge_refusal = "Gauss's branch conflicts with main in src/app.py: merge refused"
     app = SwarmApp(client)
     said = said_by(app)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_diff(app, pilot)
         await pilot.press("M")
-        await until(lambda: isinstance(app.screen, ConfirmScreen), what="the question")
-        assert text_of(app.screen.query_one("#confirm-question")) == \
-            "Merge swarm/ui/Gauss → main (+6 −3, 5 files committed)?"  # what a merge takes
-        await pilot.press("n")
-        await until(lambda: app.screen is screen, what="not merged")
-        assert client.asked("merge") == []
-        await pilot.press("M")
-        await until(lambda: isinstance(app.screen, ConfirmScreen), what="the question again")
-        await pilot.press("y")
-        await until(lambda: client.asked("merge"), what="the merge asked")
-        assert client.asked("merge") == [{"name": "Gauss", "into": "", "squash": False,
-                                          "force": False}]
-        await until(lambda: client.merged in said, what="what was done, said")
-        await until(lambda: len(client.asked("diff")) == 2, what="the change read again")
-        client.merge_refusal = "Gauss's branch conflicts with main in src/app.py: merge refused"
-        await pilot.press("M", "y")
-        await until(lambda: said[-1].startswith("not merged"), what="the refusal")
+        await until(lambda: said and said[-1].startswith("not merged"), what="the refusal")
         assert said[-1] == f"not merged: {client.merge_refusal}"
-        assert client.merge_refusal in text_of(screen.query_one("#diff-status"))
+        assert text_of(screen.query_one("#diff-said")).strip() == said[-1]
+        assert app.screen is screen and client.asked("merge") == []
 
 
 async def test_no_worktree_or_a_refusal_is_one_line_and_no_view(tmp_path: Path) -> None:
@@ -413,40 +399,6 @@ async def test_a_big_diff_is_highlighted_only_where_it_is_seen(tmp_path: Path) -
                     what="the last line drawn")
         assert painter.highlighted == 2  # and the last one
         assert lines // CHUNK > 50  # (of a hundred)
-
-
-def sidebar_rows(app: SwarmApp, name: str) -> list[str]:
-    lines = text_of(app.query_one(Sidebar)).splitlines()
-    start = next(i for i, ln in enumerate(lines) if f" {name} " in ln)
-    return [ln.rstrip(" │") for ln in lines[start : start + 2]]
-
-
-async def test_the_sidebar_says_each_change_size_and_a_conflict(tmp_path: Path) -> None:
-    view = with_worktrees(still_fleet(tmp_path, count=4),
-                          Gauss=ChangeView(added=120, deleted=14, files=5, conflicts=True),
-                          Hilbert=ChangeView(), Noether=ChangeView(added=3, files=1))
-    app = SwarmApp(DiffClient(view))
-    async with app.run_test(size=(160, 48)) as pilot:
-        await pilot.pause()
-        sidebar = app.query_one(Sidebar)
-        await until(lambda: sidebar_rows(app, "Gauss")[1].endswith("+120 −14 5f ⚠ conflict"),
-                    what="Gauss's change", detail=lambda: text_of(sidebar))
-        assert sidebar_rows(app, "Noether")[1].endswith("+3 1f")
-        for name in ("Hilbert", "Euler"):  # nothing changed; no worktree
-            assert not re.search(r"[+−]\d", "\n".join(sidebar_rows(app, name))), name
-        row = next(i for i, ln in enumerate(text_of(sidebar).splitlines())
-                   if ln.rstrip(" │").endswith("⚠ conflict"))
-        error = sidebar.colours()["exited"].split()[-1]
-        assert any(s.text == "⚠ conflict" and s.style is not None
-                   and s.style.color == Style.parse(error).color and s.style.bold
-                   for s in sidebar.render_line(row))
-        # a new size is drawn at once (the row is never taken from the cache for the old)
-        view.agents["Gauss"] = view.agents["Gauss"].model_copy(
-            update={"changes": ChangeView(added=121, deleted=14, files=5, conflicts=False)})
-        app.bridge.agents.add("Gauss")
-        app.bridge.wake()
-        await until(lambda: sidebar_rows(app, "Gauss")[1].endswith("+121 −14 5f"),
-                    what="the new size", detail=lambda: text_of(sidebar))
 
 
 async def test_the_footer_shows_d_while_an_agent_has_a_worktree(tmp_path: Path) -> None:

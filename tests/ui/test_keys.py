@@ -17,7 +17,8 @@ from swarm_tui.fleet.store import NewTask
 from swarm_tui.protocol.models import DiffView, MessageView
 from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.confirm import ConfirmScreen
-from swarm_tui.ui.diff import DiffScreen
+from swarm_tui.ui.diff import CommentBox, DiffScreen, MergeQuestion
+from swarm_tui.ui.diffparse import Anchor
 from swarm_tui.ui.history import HistoryScreen
 from swarm_tui.ui.keys import for_help, key_text
 from swarm_tui.ui.messages import MessageScreen
@@ -119,9 +120,20 @@ async def test_no_key_is_bound_twice_on_any_screen(live: Live) -> None:
         app.push_screen(DiffScreen(live.client, DiffView(  # opened by d on a worktree's agent
             agent="Gauss", worktree="/w", branch="swarm/ui/Gauss", base="main"), {}))
         await until(lambda: isinstance(app.screen, DiffScreen), what="the diff view")
-        visited.add(type(app.screen))
-        assert double_bound(app.screen) == [], "DiffScreen"
-        app.screen.dismiss(None)
+        diff = app.screen
+        visited.add(type(diff))
+        assert double_bound(diff) == [], "DiffScreen"
+        for box in (CommentBox(Anchor("a.py", 1), "", lambda _: None),  # c on a line
+                    MergeQuestion("Merge?")):  # M
+            app.push_screen(box)
+            await until(lambda b=box: app.screen is b and b.query("#prompt-help"),
+                        what=f"{type(box).__name__} to open")
+            await pilot.pause()  # (its mount handled before it is dismissed)
+            visited.add(type(box))
+            assert double_bound(box) == [], type(box).__name__
+            box.dismiss(None)
+            await until(lambda: app.screen is diff, what="back to the diff view")
+        diff.dismiss(None)
         await until(lambda: len(app.screen_stack) == 1, what="back to the fleet view")
         await pilot.press("enter", first_key("page_up"))  # zoomed: the agent's history
         await until(lambda: isinstance(app.screen, HistoryScreen) and app.screen.loaded,
