@@ -152,8 +152,8 @@ async def _allocated(loaded: Any) -> Any:
     try:
         return await allocate(loaded, lambda line: print(f"swarm: {line}", flush=True))
     except asyncio.CancelledError:
-        raise SwarmError("start-up interrupted while Slurm allocated the nodes: the job "
-                         "swarm submitted is cancelled") from None
+        raise SwarmError("start-up interrupted while waiting for Slurm: the job swarm "
+                         "submitted is cancelled") from None
     finally:
         for sig in signals:
             loop.remove_signal_handler(sig)

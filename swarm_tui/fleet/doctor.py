@@ -91,9 +91,15 @@ async def doctor(loaded: LoadedLayout) -> list[HostReport]:
         reports.append(HostReport("slurm", not missing, missing or "sbatch, squeue, scontrol "
                                   "and scancel found"))
         held = slurm.recorded(loaded.fleet)
-        reports += [HostReport(key, True, "no Slurm allocation yet (`swarm up` asks for it); "
-                               "its nodes are checked once it holds them")
-                    for key in slurm_keys(loaded.layout) if not (key in held and held[key].nodes)]
+        for key in slurm_keys(loaded.layout):
+            spec = loaded.layout.hosts[key]
+            assert spec.slurm is not None
+            if missing:
+                continue
+            ok, line = await slurm.check(key, spec.slurm, spec.transport == "srun")
+            if ok and not (key in held and held[key].nodes):
+                line += "; its nodes are checked once swarm holds them"
+            reports.append(HostReport(key, ok, line))
         loaded = slurm.resolved(loaded)
     hosts = make_hosts(loaded)
     agents = loaded.agents()

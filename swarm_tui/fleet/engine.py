@@ -173,11 +173,13 @@ class Fleet:
         while True:
             try:
                 await loop()
+                # a loop that must never stop came back: start it again, never in a spin
+                self.listener.notice(f"{name} ended by itself; restarted")
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - any failure: tell, restart, go on
                 self.listener.notice(f"{name} failed ({exc!r}); restarted")
-                await asyncio.sleep(1.0)
+            await asyncio.sleep(1.0)
 
     async def stop(self) -> None:
         """Stop watching; the agents keep running in tmux."""

@@ -10,12 +10,17 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from swarm_tui.config.skills import skill_text
 from swarm_tui.errors import SwarmError
-from swarm_tui.fleet.fresh import HANDOFF, handoff_path
+from swarm_tui.fleet.fresh import handoff_path
 from swarm_tui.fleet.link import HostLink
 from swarm_tui.fleet.ports import FreshHost
 
+HANDOFF_TEXT = (  # the `handoff` skill says a restart comes in a moment: not so here
+    "{lease} ends in {left}; the work goes on in the next allocation, maybe with a fresh "
+    "context. Write a handoff note for the agent who continues your work to the file "
+    "{path}: what you are working on, what is done, what is left, which files matter, and "
+    "anything surprising you learned. Be concrete. Reply with one line, 'handoff written', "
+    "when the file is saved, then go on with your work.")
 CHECK = 10.0  # seconds between two looks at the clock
 PROBE_EVERY = 30.0  # seconds between two questions to the scheduler about a job
 
@@ -25,11 +30,10 @@ LeaseProbe = Callable[[int], Awaitable[str]]
 
 class LeaseHost(FreshHost, Protocol):
     def lease_ended(self, link: HostLink, reason: str) -> None: ...
-AHEAD = "{lease} ends in {left}; the work goes on in the next allocation. "
 
 
 def _left(secs: float) -> str:
-    mins = max(0, int(secs // 60))
+    mins = max(0, round(secs / 60))
     return f"{mins // 60}h{mins % 60:02d}m" if mins >= 60 else f"{mins}m"
 
 
@@ -41,10 +45,8 @@ def ask(fleet: FreshHost, link: HostLink, now: float) -> int:
             path = handoff_path(fleet, agent)
         except SwarmError:
             continue  # a host without a state directory has nowhere to keep it
-        text = AHEAD.format(lease=link.lease or "the node's lease",
-                            left=_left(link.lease_ends - now)) + skill_text(
-            "handoff", {"path": path, "agent": agent.name, "focus": agent.focus},
-            fallback=HANDOFF)
+        text = HANDOFF_TEXT.format(lease=link.lease or "the node's lease",
+                                   left=_left(link.lease_ends - now), path=path)
         fleet.send([agent.name], text, sender="swarm")
         asked += 1
     return asked
@@ -54,13 +56,13 @@ async def watch_leases(fleet: LeaseHost, links: list[HostLink], probe: LeaseProb
                        check: float = CHECK, probe_every: float = PROBE_EVERY) -> None:
     """Handoff notes before each node's lease ends; and, with `probe`, the end of a job
     noticed (preempted, cancelled, out of time): its nodes' agents are lost."""
-    done: set[str] = set()
     probed = 0.0
-    while any(not link.ended for link in links):
+    while True:  # never returns: a supervised loop that came back would be started again
         now = time.time()
         for link in links:
-            if link.handoff_at and link.name not in done and now >= link.handoff_at:
-                done.add(link.name)
+            if link.handoff_at and now >= link.handoff_at and not link.ended and \
+                    not fleet.store.lease_asked(link.name, link.lease):
+                fleet.store.mark_lease_asked(link.name, link.lease)  # once, across restarts
                 n = ask(fleet, link, now)
                 fleet.listener.notice(
                     f"{link.name}: {link.lease} ends in {_left(link.lease_ends - now)}: "

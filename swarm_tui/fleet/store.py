@@ -27,6 +27,12 @@ CREATE TABLE IF NOT EXISTS agents (
     focus TEXT NOT NULL DEFAULT '',
     session TEXT NOT NULL DEFAULT ''  -- its CLI's conversation, to resume it after a reboot
 );
+CREATE TABLE IF NOT EXISTS leases (
+    host TEXT NOT NULL,
+    lease TEXT NOT NULL,
+    asked REAL NOT NULL,  -- when its agents were asked for handoff notes
+    PRIMARY KEY (host, lease)
+);
 CREATE TABLE IF NOT EXISTS messages (
     id INTEGER PRIMARY KEY,
     created REAL NOT NULL,
@@ -321,6 +327,14 @@ class Store:
     def set_session(self, agent: str, session: str) -> None:
         self.token_for(agent)
         self.db.execute("UPDATE agents SET session=? WHERE name=?", (session, agent))
+
+    def lease_asked(self, host: str, lease: str) -> bool:
+        return self.db.execute("SELECT 1 FROM leases WHERE host=? AND lease=?",
+                               (host, lease)).fetchone() is not None
+
+    def mark_lease_asked(self, host: str, lease: str) -> None:
+        self.db.execute("INSERT OR IGNORE INTO leases(host, lease, asked) VALUES (?,?,?)",
+                        (host, lease, time.time()))
 
     def forget_sessions(self) -> None:
         """After `swarm down`: the next start begins new conversations, resumes none."""

@@ -156,8 +156,10 @@ async def wait_running(key: str, job: int, say: Say, poll: float = POLL) -> dict
                               "used (drop `job` to let swarm ask for an allocation, or name a "
                               "running job)")
         now = time.monotonic()
-        line = f"{state.lower()} ({info.get('Reason', '?')})"
-        if line != last or now - said >= SAY_EVERY:
+        reason = info.get("Reason", "None").replace("_", " ")
+        line = state.lower() + (f" ({reason})" if reason != "None" else "")
+        if (line != last or now - said >= SAY_EVERY) and (reason != "None"
+                                                          or now - started >= POLL):
             waited = int(now - started)
             say(f"hosts.{key}: Slurm job {job} {line}, waiting {waited // 60}:{waited % 60:02d}")
             said, last = now, line
@@ -177,6 +179,28 @@ async def probe(job: int) -> str:
     if not info:
         return "is gone"
     return "" if state in HOLDING else f"ended ({state.lower()})"
+
+
+async def check(key: str, spec: SlurmSpec, srun: bool) -> tuple[bool, str]:
+    """What `swarm doctor` says of a Slurm entry: the job named is running, or the
+    partition asked for exists; srun is there when it is the transport."""
+    if srun and shutil.which("srun") is None:
+        return False, ("srun not found on this machine (transport = \"srun\" runs every "
+                       "command through it): install Slurm's client commands")
+    if spec.job is not None:
+        ended = await probe(spec.job)
+        if ended:
+            return False, f"Slurm job {spec.job} {ended}: name a running job"
+        info = await job_info(spec.job)
+        return True, f"Slurm job {spec.job} runs on {info.get('NodeList', '?')}"
+    if spec.partition:
+        rc, _, err = await _run("scontrol", "show", "partition", spec.partition)
+        if rc != 0:
+            return False, (f"partition {spec.partition} does not exist here (`sinfo -s` lists "
+                           "them)")
+    return True, (f"{spec.nodes} node{'s' * (spec.nodes != 1)} to ask for"
+                  f"{' in ' + spec.partition if spec.partition else ''} (`swarm up` submits "
+                  "the job)")
 
 
 def _state_file(fleet: str) -> Path:
@@ -268,7 +292,9 @@ async def allocate(loaded: LoadedLayout, say: Say) -> LoadedLayout:
                 f"{' until ' + info['EndTime'] if ends else ''}")
     except BaseException:  # interrupted (Ctrl-C, stop) or refused: no allocation left burning
         for job in fresh:
-            await asyncio.shield(cancel(job))
+            err = await asyncio.shield(cancel(job))
+            say(f"Slurm job {job}, submitted by this start, " +
+                (f"could not be cancelled: {err} (`scancel {job}`)" if err else "cancelled"))
         _record(fleet, {k: v for k, v in {**known, **done}.items() if v.job not in fresh})
         raise
     return placed(loaded, done)
@@ -302,7 +328,10 @@ async def release(fleet: str) -> list[str]:
     lines = []
     known = recorded(fleet)
     for key, a in known.items():
-        if a.submitted:
+        ended = await probe(a.job)
+        if ended:
+            lines.append(f"hosts.{key}: Slurm job {a.job} {ended} already")
+        elif a.submitted:
             err = await cancel(a.job)
             lines.append(f"hosts.{key}: Slurm job {a.job} " +
                          (f"not cancelled: {err}" if err else "cancelled"))

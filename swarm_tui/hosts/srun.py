@@ -57,6 +57,7 @@ class SrunTransport:
                      "--ntasks=1", "--quiet"]
         self._open = False
         self._pool = asyncio.Semaphore(STEPS)
+        self._steps: set[asyncio.subprocess.Process] = set()  # long-running ones
 
     @property
     def connected(self) -> bool:
@@ -71,7 +72,18 @@ class SrunTransport:
                                   f"{out.strip().splitlines()[-1] if out.strip() else rc}")
 
     async def close(self) -> None:
+        """End the long-running steps (control channel, relay) and wait for their sruns."""
         self._open = False
+        steps, self._steps = self._steps, set()
+        for proc in steps:
+            if proc.returncode is None:
+                proc.terminate()
+        for proc in steps:
+            try:
+                await asyncio.wait_for(proc.wait(), 5)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
 
     async def _exec(self, command: str, stderr: int) -> asyncio.subprocess.Process:
         try:
@@ -98,7 +110,9 @@ class SrunTransport:
     async def spawn(self, command: str) -> SrunProc:
         if not self._open:
             raise HostUnreachable(f"{self.name}: not connected")
-        return SrunProc(await self._exec(command, asyncio.subprocess.DEVNULL))
+        proc = await self._exec(command, asyncio.subprocess.DEVNULL)
+        self._steps.add(proc)
+        return SrunProc(proc)
 
     def terminal_argv(self, command: str) -> list[str]:
         return [*self.base[:-1], "--pty", "sh", "-c", command]

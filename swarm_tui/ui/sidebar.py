@@ -119,27 +119,31 @@ def gpu_memory(gpus: Sequence[Gpu]) -> str:
 
 
 def host_line(link: HostView, width: int, now: float) -> Text:
+    """A node's header: its state on the first line (cut to `width`), then, under it, the
+    job holding it and the time left, and its GPUs."""
     line = Text(no_wrap=True, overflow="ellipsis")
+    more = Text(no_wrap=True)
     if link.connected:
         line.append("■ ", style="green")
         line.append(link.name, style="bold")
         line.append(f"  up {glance(link.since, now)}", style="grey62")
         if link.lease:  # a Slurm job's node: which job, and how long it has left
             left = link.lease_ends - now if link.lease_ends else 0.0
-            soon = 0 < left < 30 * 60
-            line.append(f"  {link.lease}" + (f", {glance(now, link.lease_ends)} left"
-                                              if left > 0 else ""),
-                        style="yellow" if soon else "grey62")
+            lease = Text(f"\n   {link.lease}" + (f" · {glance(now, link.lease_ends)} left"
+                                                   if left > 0 else ""),
+                         style="yellow" if 0 < left < 30 * 60 else "grey62")
+            lease.truncate(width, overflow="ellipsis")
+            more.append_text(lease)
         if link.gpus:
-            line.append(f"\n   util {gpu_summary(link.gpus)}\n   mem  {gpu_memory(link.gpus)}",
+            more.append(f"\n   util {gpu_summary(link.gpus)}\n   mem  {gpu_memory(link.gpus)}",
                         style="grey62")
     else:
         line.append("■ ", style="bold red")
         line.append(link.name, style="bold red")
         why = link.detail.removeprefix(f"{link.name}: ")
         line.append(f"  down {glance(link.since, now)}: {why}", style="red")
-    if not link.gpus:
-        line.truncate(width, overflow="ellipsis")
+    line.truncate(width, overflow="ellipsis")
+    line.append_text(more)
     return line
 
 

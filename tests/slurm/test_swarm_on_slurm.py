@@ -92,7 +92,7 @@ def test_up_submits_runs_on_its_nodes_asks_for_handoffs_and_down_cancels(
                                 if "handoff note" in r["text"]}) == 4, 60,
                    "each agent asked for a handoff note", lambda: repr(received(tmp_path)))
         asked = [r["text"] for r in received(tmp_path) if "handoff note" in r["text"]]
-        assert all(t.startswith(f"Slurm job {job} ends in 9m") for t in asked), asked
+        assert all(t.startswith(f"Slurm job {job} ends in 10m;") for t in asked), asked
         assert len(asked) == 4  # once each
         engine.stop()
         done = swarm("down", str(path), timeout=120)
@@ -109,6 +109,8 @@ def test_a_job_the_user_holds_is_used_and_left_running(
                        "sleep 600")
     slurm.wait_state(job, "RUNNING")
     path = layout(tmp_path, f"{{ job = {job} }}", per_host=1)
+    checked = swarm("doctor", str(path))
+    assert f"Slurm job {job} runs on gpu[01-02]" in checked.stdout, checked.stdout
     engine = Engine(path, tmp_path / "engine.out")
     try:
         engine.wait_for("running headless with 2 agents", 90)
@@ -134,6 +136,9 @@ def test_a_refused_allocation_is_one_line_and_exit_2(
     assert lines == ["swarm: hosts.gpu: Slurm refused the allocation: sbatch: error: Batch "
                      "job submission failed: Invalid partition name specified"], done.stderr
     assert jobs(slurm) == []
+    checked = swarm("doctor", str(path))  # doctor finds it before any `up`
+    assert checked.returncode == 1
+    assert "partition nope does not exist here (`sinfo -s` lists them)" in checked.stdout
 
 
 def test_an_interrupted_start_cancels_the_pending_job(
@@ -148,6 +153,7 @@ def test_an_interrupted_start_cancels_the_pending_job(
         assert engine.proc.wait(30) != 0
         slurm.wait_state(job, "CANCELLED")
         assert "the job swarm submitted is cancelled" in engine.said()
+        assert f"Slurm job {job}, submitted by this start, cancelled" in engine.said()
         assert not (home / f"{FLEET}.slurm.json").exists()
     finally:
         engine.stop()
