@@ -68,3 +68,22 @@ async def test_each_agent_of_an_ending_node_is_asked_once(tmp_path: Path) -> Non
     assert "/state/gpu01/handoff-Gauss.md" in gauss
     assert fleet.listener.lines == ["gpu01: Slurm job 77 ends in 15m: 2 agents asked for a "
                                     "handoff note"]
+
+
+async def test_a_supervised_loop_that_returns_is_restarted_without_a_spin() -> None:
+    """The engine's supervisor starts a loop that ended again, after a pause: a loop that
+    returns at once (as the lease watch did once its job ended) must not starve the rest."""
+    from swarm_tui.fleet.engine import Fleet
+
+    calls: list[float] = []
+
+    async def returns_at_once() -> None:
+        calls.append(time.monotonic())
+
+    owner = SimpleNamespace(listener=Notices())
+    task = asyncio.create_task(Fleet._supervised(owner, returns_at_once, "lease watch"))  # type: ignore[arg-type]
+    try:
+        await async_holds(lambda: len(calls) <= 1, 0.5, "no restart in a spin")
+    finally:
+        task.cancel()
+    assert owner.listener.lines == ["lease watch ended by itself; restarted"]
