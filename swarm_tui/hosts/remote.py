@@ -24,6 +24,23 @@ from swarm_tui.tmux.client import MIN_TMUX, ControlClient, Reader, parse_version
 from swarm_tui.tmux.protocol import Event
 
 PKG = Path(__file__).resolve().parent.parent
+# run by the node's Python: the files on stdin go into swarm's 0700 directory in $HOME
+UNPACK = """
+import json, os, sys
+data = json.load(sys.stdin)
+top = os.path.join(os.path.expanduser("~"), data["dir"])
+os.makedirs(top, mode=0o700, exist_ok=True)
+os.chmod(top, 0o700)
+for name, (text, mode) in data["files"].items():
+    path = os.path.join(top, name)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    tmp = path + ".tmp"
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+        f.write(text)
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+print("SWARM-FILES-WRITTEN")
+"""
 
 
 class Proc(Protocol):
@@ -117,35 +134,34 @@ class RemoteHost:
             raise
 
     async def _prepare(self) -> None:
-        rc, out = await self.shell('printf "%s\\n" "$HOME"; command -v python3; '
-                                   f"{shlex.quote(self.spec.tmux)} -V")
+        """One command on the node (each costs a login shell there): read $HOME and tmux's
+        version, and write swarm's client, relay, mock agent and tmux config into its
+        private directory, sent as JSON on stdin and written by the node's Python."""
+        files = {
+            "swarm.conf": ((PKG / "tmux" / "swarm.conf").read_text(), 0o600),
+            "bin/swarm": ("#!/usr/bin/env python3\n" + (PKG / "client.py").read_text(), 0o755),
+            "bin/swarm-mock-agent": ("#!/usr/bin/env python3\n"
+                                     + (PKG / "agents" / "mock.py").read_text(), 0o755),
+            "relay.py": ((PKG / "relay.py").read_text(), 0o600),
+        }
+        payload = json.dumps({"dir": f".cache/swarm/{self.socket_name}", "files": files})
+        rc, out = await self.shell(
+            f'printf "%s\\n" "$HOME"; {shlex.quote(self.spec.tmux)} -V; '
+            f"{shlex.quote(self.spec.python)} -c {shlex.quote(UNPACK)}", stdin=payload)
         lines = out.splitlines()
         self.home = lines[0].strip() if lines else ""
         if not self.home:
             raise HostUnreachable(f"{self.name}: cannot read $HOME on the node: {out.strip()}")
-        if "tmux " not in out:
+        if not any(ln.startswith("tmux ") for ln in lines):
             raise HostUnreachable(f"{self.name}: tmux not found on the node: install tmux "
                                   f"{MIN_TMUX[0]}.{MIN_TMUX[1]}+ there")
-        self.tmux_version = parse_version(next(ln for ln in lines if "tmux " in ln))
+        self.tmux_version = parse_version(next(ln for ln in lines if ln.startswith("tmux ")))
         if self.tmux_version < MIN_TMUX:
             raise HostUnreachable(f"{self.name}: tmux {self.tmux_version} on the node is too "
                                   f"old: swarm needs {MIN_TMUX[0]}.{MIN_TMUX[1]}+")
-        files = {
-            self.conf: ((PKG / "tmux" / "swarm.conf").read_text(), "600"),
-            f"{self.dir}/bin/swarm": ("#!/usr/bin/env python3\n"
-                                      + (PKG / "client.py").read_text(), "755"),
-            f"{self.dir}/bin/swarm-mock-agent": ("#!/usr/bin/env python3\n"
-                                                 + (PKG / "agents" / "mock.py").read_text(),
-                                                 "755"),
-            self.relay_path: ((PKG / "relay.py").read_text(), "600"),
-        }
-        for path, (text, mode) in files.items():
-            d = shlex.quote(str(Path(path).parent))
-            q = shlex.quote(path)
-            rc, out = await self.shell(f"mkdir -p {d} && chmod 700 {shlex.quote(self.dir)} "
-                                       f"&& cat > {q} && chmod {mode} {q}", stdin=text)
-            if rc != 0:
-                raise HostUnreachable(f"{self.name}: cannot write {path}: {out.strip()}")
+        if rc != 0 or "SWARM-FILES-WRITTEN" not in out:
+            raise HostUnreachable(f"{self.name}: cannot write swarm's files in {self.dir} "
+                                  f"with {self.spec.python}: {lines[-1] if lines else rc}")
         await self._start_relay()
 
     async def _start_relay(self) -> None:
