@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from swarm_tui.errors import TmuxError
 from swarm_tui.tmux.client import ControlClient
 from swarm_tui.tmux.protocol import Event
 
@@ -71,6 +72,19 @@ def stop_panes_command(pane_pids: str) -> str:
     """The shell line that sends SIGTERM to the process groups of the given pane pids."""
     groups = " ".join(f"-{p}" for p in pane_pids.split() if p.isdigit())
     return f"kill -TERM {groups} 2>/dev/null; true" if groups else "true"
+
+
+async def ensure_session(host: Host, *where: str) -> bool:
+    """Create the fleet's session if needed (its placeholder window started with `where`,
+    e.g. `-c DIR`); True if it already existed."""
+    if await host.session_exists():
+        return True
+    rc, out = await host.run("new-session", "-d", "-s", host.session, "-n", "_swarm",
+                             "-x", "120", "-y", "40", *where, "sleep 2147483647")
+    if rc != 0 and not await host.session_exists():
+        raise TmuxError(f"{host.name}: cannot start tmux session {host.session!r}: "
+                        f"{out.strip()}")
+    return False
 
 
 async def kill_server(host: Host) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from swarm_tui import paths
 from swarm_tui.errors import TmuxError
-from swarm_tui.hosts.base import LaunchContext, NodeRequests, kill_server
+from swarm_tui.hosts.base import LaunchContext, NodeRequests, ensure_session, kill_server
 from swarm_tui.tmux.client import MIN_TMUX, ControlClient, parse_version
 from swarm_tui.tmux.protocol import Event
 
@@ -121,15 +121,7 @@ class LocalHost:
 
     async def ensure_session(self, cwd: str) -> bool:
         """Create the fleet's session if needed; return True if it already existed."""
-        if await self.session_exists():
-            return True
-        rc, out = await self.run(
-            "new-session", "-d", "-s", self.session, "-n", "_swarm", "-x", "120", "-y", "40",
-            "-c", cwd, "sleep 2147483647",
-        )
-        if rc != 0 and not await self.session_exists():
-            raise TmuxError(f"cannot start tmux session {self.session!r}: {out.strip()}")
-        return False
+        return await ensure_session(self, "-c", cwd)
 
     async def open_control(self, on_event: Callable[[Event], None]) -> ControlClient:
         self._proc = await asyncio.create_subprocess_exec(

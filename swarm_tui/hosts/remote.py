@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from swarm_tui.config.hosts import HostSpec
-from swarm_tui.errors import HostUnreachable, TmuxError
-from swarm_tui.hosts.base import LaunchContext, NodeRequests, kill_server
+from swarm_tui.errors import HostUnreachable
+from swarm_tui.hosts.base import LaunchContext, NodeRequests, ensure_session, kill_server
 from swarm_tui.tmux.client import MIN_TMUX, ControlClient, Reader, parse_version
 from swarm_tui.tmux.protocol import Event
 
@@ -235,13 +235,7 @@ class RemoteHost:
         return rc == 0
 
     async def ensure_session(self, cwd: str) -> bool:
-        if await self.session_exists():
-            return True
-        rc, out = await self.run("new-session", "-d", "-s", self.session, "-n", "_swarm",
-                                 "-x", "120", "-y", "40", "sleep 2147483647")
-        if rc != 0 and not await self.session_exists():
-            raise TmuxError(f"{self.name}: cannot start tmux session: {out.strip()}")
-        return False
+        return await ensure_session(self)
 
     async def open_control(self, on_event: Callable[[Event], None]) -> ControlClient:
         if not self.transport.connected:

@@ -169,16 +169,20 @@ async def wait_running(key: str, job: int, say: Say, poll: float = POLL) -> dict
 HOLDING = ("RUNNING", "CONFIGURING", "SUSPENDED", "RESIZING")
 
 
+def ended(info: dict[str, str]) -> str:
+    """"" while a job (as `job_info` read it) holds its nodes; else what became of it."""
+    if not info:
+        return "is gone"
+    state = info.get("JobState", "")
+    return "" if state in HOLDING else f"ended ({state.lower()})"
+
+
 async def probe(job: int) -> str:
     """"" while the job holds its nodes; else what became of it ("ended (preempted)")."""
     try:
-        info = await job_info(job)
+        return ended(await job_info(job))
     except SwarmError:
         return ""  # Slurm did not answer now: asked again later, nothing is lost meanwhile
-    state = info.get("JobState", "")
-    if not info:
-        return "is gone"
-    return "" if state in HOLDING else f"ended ({state.lower()})"
 
 
 async def check(key: str, spec: SlurmSpec, srun: bool) -> tuple[bool, str]:
@@ -188,10 +192,9 @@ async def check(key: str, spec: SlurmSpec, srun: bool) -> tuple[bool, str]:
         return False, ("srun not found on this machine (transport = \"srun\" runs every "
                        "command through it): install Slurm's client commands")
     if spec.job is not None:
-        ended = await probe(spec.job)
-        if ended:
-            return False, f"Slurm job {spec.job} {ended}: name a running job"
         info = await job_info(spec.job)
+        if why := ended(info):
+            return False, f"Slurm job {spec.job} {why}: name a running job"
         return True, f"Slurm job {spec.job} runs on {info.get('NodeList', '?')}"
     if spec.partition:
         rc, _, err = await _run("scontrol", "show", "partition", spec.partition)
@@ -250,8 +253,8 @@ async def allocate(loaded: LoadedLayout, say: Say) -> LoadedLayout:
     keys = slurm_keys(loaded.layout)
     if not keys:
         return loaded
-    if missing_line():
-        raise ConfigError(missing_line())
+    if missing := missing_line():
+        raise ConfigError(missing)
     fleet = loaded.fleet
     known = recorded(fleet)
     done: dict[str, Allocation] = {}
@@ -328,9 +331,9 @@ async def release(fleet: str) -> list[str]:
     lines = []
     known = recorded(fleet)
     for key, a in known.items():
-        ended = await probe(a.job)
-        if ended:
-            lines.append(f"hosts.{key}: Slurm job {a.job} {ended} already")
+        why = await probe(a.job)
+        if why:
+            lines.append(f"hosts.{key}: Slurm job {a.job} {why} already")
         elif a.submitted:
             err = await cancel(a.job)
             lines.append(f"hosts.{key}: Slurm job {a.job} " +
