@@ -96,6 +96,8 @@ class CodexAdapter(Adapter):
 
     def session_id(self, payload: dict[str, object]) -> str:
         sid = payload.get("thread-id")  # the notify program's turn-complete event
+        if _side_thread(payload):  # an ephemeral thread: `codex resume` cannot find it
+            return ""
         return sid if isinstance(sid, str) and SESSION.fullmatch(sid) else ""
 
     def _line(self, agent: ResolvedAgent, ctx: LaunchContext, verb: list[str]) -> str:
@@ -127,8 +129,7 @@ class CodexAdapter(Adapter):
     def hook_state(self, payload: dict[str, object]) -> AgentState | None:
         if payload.get("type") != "agent-turn-complete":
             return None
-        inputs = payload.get("input-messages")
-        if isinstance(inputs, list) and inputs and str(inputs[0]).startswith(TITLE_PROMPT):
+        if _side_thread(payload):
             return None  # the thread-title side turn ends while the real turn may go on
         return AgentState.IDLE
 
@@ -256,3 +257,10 @@ def _choice(shown: list[str]) -> str:
     title = next((ln for ln in reversed(above) if ln), "Codex asks for a choice")
     question = f"{title.rstrip(':')}: {' / '.join(options)}"
     return question if len(question) <= TITLE_MAX else question[:TITLE_MAX - 1] + "…"
+
+
+def _side_thread(payload: dict[str, object]) -> bool:
+    """Codex names a new conversation in a thread of its own, which runs beside the first
+    turn and reports its end through the notify program too, with its own thread id."""
+    inputs = payload.get("input-messages")
+    return isinstance(inputs, list) and bool(inputs) and str(inputs[0]).startswith(TITLE_PROMPT)

@@ -127,6 +127,21 @@ def test_hook_turn_complete_is_idle_except_the_title_side_thread() -> None:
     assert codex.hook_state({"type": "something-else"}) is None
 
 
+def test_the_conversation_is_the_users_thread_not_the_title_side_thread() -> None:
+    """Codex 0.171 names a conversation in an ephemeral thread whose notify may come after
+    the real turn's; taking its id made `codex resume` answer "No saved session found"."""
+    codex = CodexAdapter()
+    real = {"type": "agent-turn-complete", "thread-id": "01a24619-ab88-7b23-9990-758d8f388b14",
+            "turn-id": "01a24619-b490-73a2-85de-ca245cb6a124",
+            "input-messages": ["remember the word kumquat"]}
+    side = {"type": "agent-turn-complete", "thread-id": "01a24619-b4d0-7c60-8c79-832c78cdca0c",
+            "turn-id": "01a24619-b4ef-7903-ae0b-ae8e66aea7de", "input-messages": [
+                "Generate a concise, single-line task title of at most 36 characters and "
+                "under five words where possible.\n\nUser prompt:\nremember the word kumquat"]}
+    assert codex.session_id(real) == "01a24619-ab88-7b23-9990-758d8f388b14"
+    assert codex.session_id(side) == ""
+
+
 def test_headless_reads_the_prompt_from_stdin() -> None:
     argv = CodexAdapter().headless("gpt-5")
     assert argv[:2] == ["codex", "exec"] and argv[-1] == "-"
