@@ -24,12 +24,25 @@ from swarm_tui.tmux.commands import quote
 
 VISIBLE_INTERVAL = 0.05  # seconds between captures of a tile on screen
 HIDDEN_INTERVAL = 1.0  # seconds between captures of an agent off screen
+# an agent off screen that keeps printing is busy (its output says so); its screen matters
+# when it stops (a prompt, a question): read it once it has been quiet HIDDEN_SETTLE, and
+# at least every HIDDEN_BUSY while it prints
+HIDDEN_SETTLE = 0.3
+HIDDEN_BUSY = 3.0
 COALESCE = 0.008  # seconds to gather a burst of %output before one round of captures
 # off-screen agents read in one round at most: 100 hidden agents falling due together would
 # hold the tiles' captures behind them in the channel (a stall every second)
 HIDDEN_PER_ROUND = 8
 RESCAN = 0.25  # seconds: every agent's state deadlines are looked at least this often
 RESTING = (AgentState.IDLE, AgentState.EXITED, AgentState.UNREACHABLE)
+
+
+def hidden_due(agent: Agent) -> float:
+    """When an off-screen agent with new output is read: a second after its last read, or
+    later while it keeps printing, but no later than HIDDEN_BUSY after it."""
+    read = agent.last_capture
+    return min(read + HIDDEN_BUSY,
+               max(read + HIDDEN_INTERVAL, agent.tracker.last_output + HIDDEN_SETTLE))
 
 
 class Wake(asyncio.Event):
@@ -81,7 +94,7 @@ class ScreenReader:
         self._shown_dirty -= gone
         for name in gone:  # still dirty: wait with the others off screen
             if name in self._dirty and (agent := self._agents.get(name)) is not None:
-                heapq.heappush(self._hidden_due, (agent.last_capture + HIDDEN_INTERVAL, name))
+                heapq.heappush(self._hidden_due, (hidden_due(agent), name))
         for name in newly:
             if name in self._agents:
                 self._dirty.discard(name)  # marked again below, as a tile
@@ -100,17 +113,15 @@ class ScreenReader:
             return
         agent.dirty = True
         self._dirty.add(name)
-        due = agent.last_capture + self._interval(agent)
         if name in self._visible:
+            due = agent.last_capture + VISIBLE_INTERVAL
             self._shown_dirty.add(name)
         else:
+            due = hidden_due(agent)
             heapq.heappush(self._hidden_due, (due, name))
         planned = self._planned
         if planned is None or due < planned:
             self.wake.ring()
-
-    def _interval(self, agent: Agent) -> float:
-        return VISIBLE_INTERVAL if agent.name in self._visible else HIDDEN_INTERVAL
 
     async def capture(self, agent: Agent) -> list[str]:
         """Re-read one agent's screen now; returns its plain lines."""
@@ -242,8 +253,8 @@ class ScreenReader:
                     or name in self._visible:
                 heapq.heappop(heap)  # read, gone, or now a tile
                 continue
-            actual = agent.last_capture + HIDDEN_INTERVAL
-            if actual > due:  # an entry from before its last read: its real turn is later
+            actual = hidden_due(agent)
+            if actual > due:  # from before its last read or output: its real turn is later
                 heapq.heapreplace(heap, (actual, name))
                 continue
             return due, agent

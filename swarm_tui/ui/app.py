@@ -24,6 +24,7 @@ from swarm_tui.ui.alerts import Alerts
 from swarm_tui.ui.asking import asking
 from swarm_tui.ui.bridge import LayoutNote, UiBridge
 from swarm_tui.ui.command import swarm_command
+from swarm_tui.ui.compositor import FleetScreen
 from swarm_tui.ui.footer import FleetFooter
 from swarm_tui.ui.grid import MAX_PER_PAGE, cells, grid_shape, min_tile_width, sidebar_width
 from swarm_tui.ui.help import HelpScreen, fleet_help
@@ -78,6 +79,9 @@ class SwarmApp(AgentActions):
         self.skills: dict[str, SkillView] = {}  # the engine's, fetched when a prompt opens
 
     # ------------------------------------------------------------------ layout
+    def get_default_screen(self) -> Screen[None]:
+        return FleetScreen()
+
     def compose(self) -> ComposeResult:
         with BackdropRow():
             yield Sidebar(id="sidebar")

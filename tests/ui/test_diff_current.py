@@ -148,9 +148,13 @@ async def test_a_review_not_delivered_gives_its_comments_back(tmp_path: Path) ->
         client.view.note_message(delivered(1, "failed", "Gauss exited before it was typed"))
         await until(lambda: screen.comments, what="the comments back")
         assert list(screen.comments.values()) == ["unused import"]
-        said = " ".join(text_of(screen.query_one("#diff-said")).split())
-        assert said == ("review not delivered to Gauss (failed: Gauss exited before it was "
-                        "typed); its comments are back: enter sends them again")
+        def said() -> str:
+            return " ".join(text_of(screen.query_one("#diff-said")).split())
+
+        await until(lambda: said() == (
+            "review not delivered to Gauss (failed: Gauss exited before it was typed); its "
+            "comments are back: enter sends them again"), what="the refusal said",
+            detail=said)
         assert "review queued" not in status(screen)
         assert "1 comment: enter sends it to Gauss" in status(screen)
 

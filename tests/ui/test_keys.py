@@ -95,6 +95,7 @@ async def test_no_key_is_bound_twice_on_any_screen(live: Live) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert double_bound(app.screen) == [], "the fleet view"
+        visited.add(type(app.screen))
         for opener in sorted(openers):
             await pilot.press(first_key(opener))
             await until(lambda: len(app.screen_stack) == 2, what=f"{opener} to open a screen")

@@ -10,7 +10,12 @@ from swarm_tui.agents import adapter_for
 from swarm_tui.config.layout import load_layout
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import NullListener
-from swarm_tui.fleet.screens import HIDDEN_PER_ROUND, ScreenReader
+from swarm_tui.fleet.screens import (
+    HIDDEN_BUSY,
+    HIDDEN_INTERVAL,
+    HIDDEN_PER_ROUND,
+    ScreenReader,
+)
 from swarm_tui.fleet.tracker import StateTracker
 
 
@@ -105,3 +110,33 @@ def test_a_doorbell_wakes_the_loop_only_when_it_brings_the_next_round_forward(
     reader.wake.clear()
     reader.mark(agents["A003"])
     assert reader.wake.is_set()
+
+
+def test_an_agent_off_screen_is_read_when_it_goes_quiet_and_now_and_then_while_it_prints(
+        tmp_path: Path) -> None:
+    """Off screen, output says "busy": its screen matters when it stops (a prompt, a
+    question). One that keeps printing is read every HIDDEN_BUSY seconds, not every second;
+    one that stopped is read HIDDEN_SETTLE after its last output (never twice a second)."""
+    reader, agents = _reader(tmp_path, 2)
+    reader.set_visible(set())
+    printer, quiet = agents["A000"], agents["A001"]
+    for agent in (printer, quiet):
+        agent.last_capture = 100.0
+        agent.dirty = False
+    for step in range(1, int(HIDDEN_BUSY * 5)):  # A000 prints 5 lines a second, A001 one
+        t = 100.0 + step / 5
+        printer.tracker.output(t)
+        reader.mark(printer)
+        if t < 100.3:
+            quiet.tracker.output(t)
+            reader.mark(quiet)
+        due = [a.name for a in reader._due(now=t)]
+        if t < 100.0 + HIDDEN_INTERVAL:
+            assert due == [], (t, due)
+        else:
+            assert "A000" not in due, (t, due)  # still printing: not yet
+        if "A001" in due:
+            quiet.dirty, quiet.last_capture = False, t
+            assert t >= 100.0 + HIDDEN_INTERVAL
+    assert quiet.last_capture == 100.0 + 5 / 5  # a second after its last read
+    assert [a.name for a in reader._due(now=100.0 + HIDDEN_BUSY)] == ["A000"]

@@ -1,0 +1,112 @@
+"""A frame draws each changed area on its own.
+
+Textual renders a frame's changes as the one rectangle around all of them: two tiles that
+printed a line in opposite corners of the grid make it render and re-cut every widget on the
+screen, for every row the two share with anything. With 25 tiles printing, that is most of
+the view's time. `AreaCompositor` splits the changed regions into areas that do not overlap
+and renders each one alone (the widgets under it, its rows), then writes them one after the
+other. What reaches the terminal is the same cells.
+
+This leans on two private parts of Textual 8 (`Screen._compositor` and the compositor's
+`_dirty_regions` set); `tests/ui/test_compositor.py` checks both, and the fleet screen falls
+back to Textual's own compositor if they are not there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate
+from textual.geometry import Region
+from textual.screen import Screen
+from textual.strip import Strip
+
+MAX_AREAS = 12  # more separate areas than this in one frame: draw their rectangle at once
+
+
+def areas(regions: Iterable[Region]) -> list[Region]:
+    """The changed regions grouped into rectangles that do not overlap: each group's
+    bounding box, merged again while two boxes overlap (adjacent tiles stay apart)."""
+    boxes: list[Region] = []
+    for region in regions:
+        if not region:
+            continue
+        box = region
+        merged = True
+        while merged:
+            merged = False
+            for other in boxes:
+                if box.overlaps(other):
+                    boxes.remove(other)
+                    box = box.union(other)
+                    merged = True
+                    break
+        boxes.append(box)
+    return sorted(boxes, key=lambda r: (r.y, r.x))
+
+
+class AreaUpdates(CompositorUpdate):
+    """Several partial updates written in turn (each moves the cursor where it draws)."""
+
+    def __init__(self, updates: list[ChopsUpdate]) -> None:
+        self.updates = updates
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for update in self.updates:
+            yield from update.__rich_console__(console, options)
+
+    def render_segments(self, console: Console) -> str:
+        return "".join(update.render_segments(console) for update in self.updates)
+
+
+class AreaCompositor(Compositor):
+    """Textual's compositor, with a partial update drawn area by area, each from only the
+    widgets whose visible part lies under it."""
+
+    def _get_renders(
+            self, crop: Region | None = None) -> Iterable[tuple[Region, Region, list[Strip]]]:
+        # Textual's picks the widgets whose clip (their container's visible region) meets
+        # the crop: every tile of the grid, for a change in any one of them
+        if crop is None:
+            yield from super()._get_renders(crop)
+            return
+        for widget, (region, clip) in self.visible_widgets.items():
+            shown = region.intersection(clip)
+            if shown.overlaps(crop):
+                x, y, width, height = shown
+                yield region, clip, widget.render_lines(
+                    Region(x - region.x, y - region.y, width, height))
+
+    def render_partial_update(self) -> ChopsUpdate | None:
+        dirty = self._dirty_regions
+        if len(dirty) < 2:
+            return super().render_partial_update()
+        screen = self.size.region
+        found = areas(r.intersection(screen) for r in dirty)
+        if len(found) < 2 or len(found) > MAX_AREAS:
+            return super().render_partial_update()
+        pending = list(dirty)
+        updates = []
+        for area in found:
+            dirty.clear()
+            dirty.update(r for r in pending if area.contains_region(r.intersection(screen)))
+            if (update := super().render_partial_update()) is not None:
+                updates.append(update)
+        dirty.clear()
+        if not updates:
+            return None
+        # a ChopsUpdate to the screen's type checks: Textual only calls render_segments
+        # and __rich_console__ on it
+        return AreaUpdates(updates) if len(updates) > 1 else updates[0]  # type: ignore[return-value]
+
+
+class FleetScreen(Screen[None]):
+    """The app's main screen, drawn by an `AreaCompositor`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        compositor = getattr(self, "_compositor", None)
+        if isinstance(compositor, Compositor) and isinstance(
+                getattr(compositor, "_dirty_regions", None), set):
+            self._compositor = AreaCompositor()

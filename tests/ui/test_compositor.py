@@ -1,0 +1,85 @@
+"""A frame with tiles changed far apart is drawn area by area: the same cells reach the
+terminal as with Textual's own compositor, and the tiles in between are not rendered."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from textual._compositor import Compositor
+from textual.geometry import Region
+
+from swarm_tui.ui.app import SwarmApp
+from swarm_tui.ui.compositor import AreaCompositor, areas
+from swarm_tui.ui.tiles import AgentTile
+from tests.ui.conftest import FakeClient, still_fleet, until
+
+_SEQ = re.compile(r"\x1b\[(\d+);(\d+)H|\x1b\[([0-9;]*)m|\x1b\[[0-9;?]*[A-Za-z]|\r|\n")
+
+
+def cells(sequence: str) -> dict[tuple[int, int], tuple[str, str]]:
+    """What a terminal shows after `sequence`, cell by cell: (row, col) -> (char, SGR)."""
+    out: dict[tuple[int, int], tuple[str, str]] = {}
+    y = x = 0
+    style = ""
+    pos = 0
+    for m in _SEQ.finditer(sequence):
+        for ch in sequence[pos:m.start()]:
+            out[(y, x)] = (ch, style)
+            x += 1
+        pos = m.end()
+        if m[1]:
+            y, x = int(m[1]) - 1, int(m[2]) - 1
+        elif m[3] is not None:
+            style = "" if m[3] in ("", "0") else m[3]
+    for ch in sequence[pos:]:
+        out[(y, x)] = (ch, style)
+        x += 1
+    return out
+
+
+def test_areas_keep_tiles_apart_and_merge_what_overlaps() -> None:
+    a, b = Region(0, 0, 10, 5), Region(10, 0, 10, 5)  # side by side: two areas
+    assert areas([a, b]) == [a, b]
+    c = Region(5, 2, 10, 2)  # overlaps both: one area around the three
+    assert areas([a, b, c]) == [Region(0, 0, 20, 5)]
+    far = Region(50, 30, 4, 4)
+    assert areas([far, a, Region(0, 0, 0, 0)]) == [a, far]
+
+
+async def test_two_far_tiles_are_drawn_alone_and_the_same(tmp_path: Path) -> None:
+    app = SwarmApp(FakeClient(still_fleet(tmp_path, count=12)))
+    async with app.run_test(size=(160, 48)):
+        def shown() -> list[AgentTile]:
+            return [t for t in app._tiles if t.name_shown is not None and t.region]
+
+        await until(lambda: len(shown()) >= 9, what="nine tiles laid out")
+        tiles = shown()
+        compositor = app.screen._compositor
+        assert isinstance(compositor, AreaCompositor)
+        first, last = tiles[0], tiles[-1]
+        middle = tiles[len(tiles) // 2]
+        assert not first.region.overlaps(last.region)
+        for tile in (first, last):
+            assert tile.name_shown is not None
+            app.view.screens[tile.name_shown] = [f"{tile.name_shown} new line {i}"
+                                                 for i in range(30)]
+            tile.update_screen()
+        calls = []
+        original = middle.render_lines
+        middle.render_lines = lambda crop: calls.append(crop) or original(crop)  # type: ignore[method-assign]
+
+        def drawn(render: object) -> tuple[str, int]:
+            calls.clear()
+            compositor._dirty_regions.clear()
+            compositor._dirty_regions.update({first.region, last.region})
+            update = render()  # type: ignore[operator]
+            assert update is not None
+            return update.render_segments(app.console), len(calls)
+
+        ours, ours_middle = drawn(compositor.render_partial_update)
+        textuals, textuals_middle = drawn(lambda: Compositor.render_partial_update(compositor))
+        assert cells(ours) == cells(textuals)
+        assert f"{first.name_shown} new line 29" in ours
+        assert f"{last.name_shown} new line 29" in ours
+        assert ours_middle == 0 and textuals_middle > 0
