@@ -15,12 +15,14 @@ back to Textual's own compositor if they are not there.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate
+from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderResult
+from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
+from textual.widget import Widget
 
 MAX_AREAS = 12  # more separate areas than this in one frame: draw their rectangle at once
 
@@ -49,12 +51,12 @@ def areas(regions: Iterable[Region]) -> list[Region]:
 class AreaUpdates(CompositorUpdate):
     """Several partial updates written in turn (each moves the cursor where it draws)."""
 
-    def __init__(self, updates: list[ChopsUpdate]) -> None:
+    def __init__(self, updates: list[CompositorUpdate]) -> None:
         self.updates = updates
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        for update in self.updates:
-            yield from update.__rich_console__(console, options)
+        for update in self.updates:  # each a ChopsUpdate or a LayoutUpdate: renderables
+            yield from console.render(cast(ConsoleRenderable, update), options)
 
     def render_segments(self, console: Console) -> str:
         return "".join(update.render_segments(console) for update in self.updates)
@@ -80,25 +82,39 @@ class AreaCompositor(Compositor):
 
     def render_partial_update(self) -> ChopsUpdate | None:
         dirty = self._dirty_regions
-        if len(dirty) < 2:
-            return super().render_partial_update()
+        if not dirty:
+            return None
         screen = self.size.region
         found = areas(r.intersection(screen) for r in dirty)
-        if len(found) < 2 or len(found) > MAX_AREAS:
+        if len(found) > MAX_AREAS:
             return super().render_partial_update()
         pending = list(dirty)
-        updates = []
+        updates: list[CompositorUpdate] = []
         for area in found:
             dirty.clear()
+            if (widget := self._alone(area)) is not None:
+                # one widget draws the whole area (a tile that printed a line): its rows
+                # as they are, with no cutting and joining
+                strips = widget.render_lines(Region(0, 0, area.width, area.height))
+                updates.append(LayoutUpdate([[strip] for strip in strips], area))
+                continue
             dirty.update(r for r in pending if area.contains_region(r.intersection(screen)))
             if (update := super().render_partial_update()) is not None:
                 updates.append(update)
         dirty.clear()
         if not updates:
             return None
-        # a ChopsUpdate to the screen's type checks: Textual only calls render_segments
-        # and __rich_console__ on it
-        return AreaUpdates(updates) if len(updates) > 1 else updates[0]  # type: ignore[return-value]
+        # Textual only calls render_segments and __rich_console__ on what this returns
+        return AreaUpdates(updates)  # type: ignore[return-value]
+
+    def _alone(self, area: Region) -> Widget | None:
+        """The widget that alone draws `area`: the front-most one there, whose whole region
+        is the area, unclipped (widgets behind it are covered; Textual does not blend)."""
+        for widget, (region, clip) in self.visible_widgets.items():  # front to back
+            shown = region.intersection(clip)
+            if shown.overlaps(area):
+                return widget if region == area and shown == region else None
+        return None
 
 
 class FleetScreen(Screen[None]):

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.color import Color
 from textual.containers import Container
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -96,6 +97,16 @@ def line_strip(line: str, width: int) -> Strip:
     return Strip(_segments(line)).crop_extend(0, width, None)
 
 
+@lru_cache(maxsize=8192)
+def _fitted(line: str, width: int) -> tuple[Segment, ...]:
+    return tuple(Segment.adjust_line_length(list(_segments(line)), width, None))
+
+
+def fitted(line: str, width: int) -> list[Segment]:
+    """One captured line's segments, cut or padded to exactly `width` cells."""
+    return list(_fitted(line, width))
+
+
 def plain(line: str) -> str:
     """A captured line without escape sequences."""
     return _ANSI.sub("", line)
@@ -174,7 +185,8 @@ class AgentTile(Widget):
         self._banner: list[str] = []  # a dialog's question and options, under the screen
         self._rows: dict[object, Strip] = {}  # finished rows of the last render, by content
         self._look: tuple[object, int] | None = None
-        self._edges: tuple[int, Strip, Strip] | None = None  # (look, left, right) of a row
+        # (look, left edge, right edge, background, inner width) of a content row
+        self._edges: tuple[int, list[Segment], list[Segment], Color, int] | None = None
         self._last: tuple[object, list[str], list[Strip]] | None = None
         self._title_of: tuple[bool, float | None] = (False, None)  # (marked, link down since)
 
@@ -271,14 +283,16 @@ class AgentTile(Widget):
         rows: dict[object, Strip] = {}
         out = []
         for y in crop.line_range:
+            line = None
             if top <= y < top + inner:  # bottom-aligned, as render_line draws it
                 i = len(self._lines) - inner + y - top
-                key: object = (look, self._lines[i] if 0 <= i < len(self._lines) else None)
+                line = self._lines[i] if 0 <= i < len(self._lines) else None
+                key: object = (look, line)
             else:
                 key = (look, height, y, state[3], state[4])
             strip = rows.get(key) or self._rows.get(key)
             if strip is None and top <= y < top + inner:
-                strip = self._content_row(look, y, width)
+                strip = self._content_row(look, y, width, line)
             if strip is None:
                 strip = super().render_lines(Region(0, y, width, 1))[0]
             rows[key] = strip
@@ -289,12 +303,13 @@ class AgentTile(Widget):
         self._last = (state, self._lines, out)
         return out
 
-    def _content_row(self, look: int, y: int, width: int) -> Strip:
+    def _content_row(self, look: int, y: int, width: int, line: str | None) -> Strip:
         """A row of the agent's screen between the tile's side borders. Textual's full path
         (styles, border, filters: about half a millisecond a row) runs once per look; its
         borders are then reused around each new line, which gets the same line filters
-        (they work segment by segment). A tile with effects that touch every cell (a tint,
-        opacity, padding) always takes the full path."""
+        (they work segment by segment), as one new Strip (each costs its caches). A tile
+        with effects that touch every cell (a tint, opacity, padding) always takes the full
+        path."""
         edges = self._edges
         if edges is None or edges[0] != look:
             strip = super().render_lines(Region(0, y, width, 1))[0]
@@ -305,15 +320,17 @@ class AgentTile(Widget):
                           and styles.text_opacity == 1.0
                           and styles.padding.left == styles.padding.right == 0)
             if plain_look and left <= 1 and right <= 1:
-                self._edges = (look, strip.crop(0, left), strip.crop(width - right, width))
+                self._edges = (look, list(strip.crop(0, left)),
+                               list(strip.crop(width - right, width)),
+                               self.background_colors[1], width - left - right)
             else:
                 self._edges = None
             return strip  # drawn the full way: already right
-        body = self.render_line(y - (self.content_region.y - self.region.y))
-        background = self.background_colors[1]
+        _, left_edge, right_edge, background, inner = edges
+        body = fitted(line, inner) if line is not None else [Segment(" " * inner, Style())]
         for line_filter in self.get_line_filters():
-            body = body.apply_filter(line_filter, background)
-        return Strip.join([edges[1], body, edges[2]])
+            body = line_filter.apply(body, background)
+        return Strip([*left_edge, *body, *right_edge], width)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return container.height

@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from textual._compositor import Compositor
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 from textual.geometry import Region
+from textual.widgets._toast import Toast
 
 from swarm_tui.ui.app import SwarmApp
-from swarm_tui.ui.compositor import AreaCompositor, areas
+from swarm_tui.ui.compositor import AreaCompositor, AreaUpdates, areas
 from swarm_tui.ui.tiles import AgentTile
 from tests.ui.conftest import FakeClient, still_fleet, until
 
@@ -38,6 +39,12 @@ def cells(sequence: str) -> dict[tuple[int, int], tuple[str, str]]:
     return out
 
 
+def sorted_cells(sequence: str) -> list[tuple[str, str]]:
+    """The cells `sequence` draws, in reading order."""
+    drawn = cells(sequence)
+    return [drawn[k] for k in sorted(drawn)]
+
+
 def test_areas_keep_tiles_apart_and_merge_what_overlaps() -> None:
     a, b = Region(0, 0, 10, 5), Region(10, 0, 10, 5)  # side by side: two areas
     assert areas([a, b]) == [a, b]
@@ -49,7 +56,7 @@ def test_areas_keep_tiles_apart_and_merge_what_overlaps() -> None:
 
 async def test_two_far_tiles_are_drawn_alone_and_the_same(tmp_path: Path) -> None:
     app = SwarmApp(FakeClient(still_fleet(tmp_path, count=12)))
-    async with app.run_test(size=(160, 48)):
+    async with app.run_test(size=(160, 48), notifications=True):
         def shown() -> list[AgentTile]:
             return [t for t in app._tiles if t.name_shown is not None and t.region]
 
@@ -83,3 +90,20 @@ async def test_two_far_tiles_are_drawn_alone_and_the_same(tmp_path: Path) -> Non
         assert f"{first.name_shown} new line 29" in ours
         assert f"{last.name_shown} new line 29" in ours
         assert ours_middle == 0 and textuals_middle > 0
+        compositor._dirty_regions.update({first.region, last.region})
+        update = compositor.render_partial_update()
+        assert isinstance(update, AreaUpdates)  # each tile drawn as its rows, uncut
+        assert [type(u) for u in update.updates] == [LayoutUpdate, LayoutUpdate]
+
+        # a notification over the last tile: that area is cut and joined (the toast on top)
+        app.notify("a toast over the corner tile " * 3, timeout=30)
+        await until(lambda: any(t.region.overlaps(last.region)
+                                for t in app.screen.query(Toast)), what="a toast on the tile",
+                    detail=lambda: f"{[t.region for t in app.screen.query(Toast)]} {last.region}")
+        ours, _ = drawn(compositor.render_partial_update)
+        textuals, _ = drawn(lambda: Compositor.render_partial_update(compositor))
+        assert cells(ours) == cells(textuals)
+        compositor._dirty_regions.update({first.region, last.region})
+        update = compositor.render_partial_update()
+        assert isinstance(update, AreaUpdates)
+        assert [type(u) for u in update.updates] == [LayoutUpdate, ChopsUpdate]
