@@ -7,9 +7,10 @@ the view's time. `AreaCompositor` splits the changed regions into areas that do 
 and renders each one alone (the widgets under it, its rows), then writes them one after the
 other. What reaches the terminal is the same cells.
 
-This leans on two private parts of Textual 8 (`Screen._compositor` and the compositor's
-`_dirty_regions` set); `tests/ui/test_compositor.py` checks both, and the fleet screen falls
-back to Textual's own compositor if they are not there.
+This leans on private parts of Textual 8 (`Screen._compositor`, the compositor's
+`_dirty_regions` set and `_get_renders`, and `visible_widgets` ordered front to back);
+`tests/ui/test_compositor.py` compares what it writes with Textual's own compositor, cell
+by cell, and the fleet screen keeps Textual's compositor if the first two are not there.
 """
 
 from __future__ import annotations
