@@ -25,7 +25,9 @@ class Agent:
     pane: str = ""
     screen: list[str] = field(default_factory=list)  # last capture, with escape sequences
     dirty: bool = True
-    paused: bool = False
+    paused: bool = False  # tmux paused its %output (pause-after): continue it once read
+    muted: bool = False  # off screen and busy: its %output paused on purpose (fleet/screens.py)
+    activity_at: float = 0.0  # when tmux last reported it active while muted (monotonic)
     last_capture: float = 0.0
     last_output_wall: float = field(default_factory=time.time)
     inbox: asyncio.Queue[Message] = field(default_factory=asyncio.Queue)

@@ -383,6 +383,7 @@ class Fleet:
     def _typed(self, agent: Agent) -> None:
         """A message was submitted: the agent is busy until its screen says otherwise."""
         old = agent.state
+        self.screens.unmute(agent)  # its answer is followed closely
         agent.tracker.typed(time.monotonic())
         if agent.state is not old:
             self._state_changed(agent, old)
@@ -471,6 +472,8 @@ class Fleet:
             agent.session = session
             self.store.set_session(agent.name, session)
         state = agent.adapter.hook_state(payload)
+        if state is not None and state is not AgentState.WORKING:
+            self.screens.unmute(agent)  # a turn ends or asks: its screen matters now
         if state is not None and state is not agent.state:
             old = agent.state
             agent.tracker.signalled(state, time.monotonic())

@@ -30,6 +30,7 @@ from swarm_tui.tmux.protocol import Event, Exit, Output, Pause, SubscriptionChan
 
 BACKOFF_MAX = 5.0  # seconds: reconnects try at least this often
 DEAD_SUB = "swarm-dead"
+ACTIVITY_SUB = "swarm-active"  # a muted pane's activity, once a second (fleet/screens.py)
 
 Spawn = Callable[[Coroutine[Any, Any, None], str], None]  # a task the engine keeps and stops
 
@@ -110,7 +111,9 @@ class HostLinks:
         await host.ensure_session(str(owner.loaded.path.parent.resolve())
                                   if link.name == LOCAL else "")
         control = await host.open_control(lambda event: self.on_event(link, event))
-        await control.run(f"refresh-client -B {quote(DEAD_SUB + ':%*:#{pane_dead}')}")
+        await control.run_all([
+            f"refresh-client -B {quote(DEAD_SUB + ':%*:#{pane_dead}')}",
+            f"refresh-client -B {quote(ACTIVITY_SUB + ':%*:#{window_activity}')}"])
         existing = await list_windows(control, host.session)
         link.by_pane.clear()
         link.control = control
@@ -128,7 +131,7 @@ class HostLinks:
                 agent.tracker.pane_died(False)
                 if agent.name not in owner.created:
                     owner.created.append(agent.name)
-            screens.mark(agent)
+            screens.reattached(agent)
             link.by_pane[agent.pane] = agent
         link.attempts = 0
         link.set_state(True)  # connected: the first round of captures reads every pane
@@ -185,12 +188,16 @@ class HostLinks:
                 screens.mark(agent)
         elif isinstance(event, Pause):
             agent = link.by_pane.get(event.pane)
-            if agent is not None:
+            if agent is not None and not agent.muted:  # a muted pane's pause is ours
                 agent.paused = True
                 screens.mark(agent)
-        elif isinstance(event, SubscriptionChanged) and event.name == DEAD_SUB:
+        elif isinstance(event, SubscriptionChanged):
             agent = link.by_pane.get(event.pane)
-            if agent is not None:
+            if agent is None:
+                pass
+            elif event.name == ACTIVITY_SUB:
+                screens.activity(agent)
+            elif event.name == DEAD_SUB:
                 agent.tracker.pane_died(event.value.strip() == "1")
                 screens.mark(agent)
         elif isinstance(event, WindowClose):

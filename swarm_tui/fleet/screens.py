@@ -6,6 +6,13 @@ at a capped rate: fast for tiles on screen, slow for the rest (their state still
 sidebar). Nothing is read while nothing changes. After each round the owner re-evaluates the
 agents' states; deadlines of states that may change on their own (quiet time) wake the loop
 too.
+
+An off-screen agent that keeps working is muted: its pane's `%output` is paused for this
+client (`refresh-client -A %P:pause`; tmux still reads the pane, the agent runs at full
+speed). 128 printing panes cost tmux and the engine more in `%output` than everything else;
+a muted one costs one activity report a second (a `window_activity` subscription). It is
+read as before (every HIDDEN_BUSY while active), and continued when it comes on screen, when
+a hook or a message concerns it, or when tmux's reports say it has gone quiet.
 """
 
 from __future__ import annotations
@@ -35,6 +42,11 @@ COALESCE = 0.008  # seconds to gather a burst of %output before one round of cap
 HIDDEN_PER_ROUND = 8
 RESCAN = 0.25  # seconds: every agent's state deadlines are looked at least this often
 RESTING = (AgentState.IDLE, AgentState.EXITED, AgentState.UNREACHABLE)
+# tmux looks at subscriptions once a second and reports a value that changed; output late in
+# the second of one look shows only at the look after next. Two looks with no report: the
+# pane has printed nothing for at least QUIET_PROVEN.
+MUTED_QUIET = 2.2
+QUIET_PROVEN = 1.0
 
 
 def hidden_due(agent: Agent) -> float:
@@ -85,6 +97,7 @@ class ScreenReader:
         self._state_due: float | None = None  # the earliest agent state deadline known
         self._scanned = 0.0  # when every agent's state deadline was last looked at
         self._resting = False  # at the last look every agent was idle, exited or unreachable
+        self._muted: set[str] = set()  # agents whose %output is paused (see the module doc)
         self.wake = Wake()
 
     def set_visible(self, names: set[str]) -> None:
@@ -96,9 +109,10 @@ class ScreenReader:
             if name in self._dirty and (agent := self._agents.get(name)) is not None:
                 heapq.heappush(self._hidden_due, (hidden_due(agent), name))
         for name in newly:
-            if name in self._agents:
+            if (agent := self._agents.get(name)) is not None:
+                self.unmute(agent)
                 self._dirty.discard(name)  # marked again below, as a tile
-                self.mark(self._agents[name])
+                self.mark(agent)
         self.wake.set()
 
     def mark(self, agent: Agent) -> None:
@@ -122,6 +136,43 @@ class ScreenReader:
         planned = self._planned
         if planned is None or due < planned:
             self.wake.ring()
+
+    def activity(self, agent: Agent) -> None:
+        """tmux reports the agent's window active in a new second (its subscription). Only a
+        muted agent needs it: the others' `%output` says more."""
+        if not agent.muted:
+            return
+        now = time.monotonic()
+        agent.activity_at = now
+        agent.tracker.output(now)
+        agent.last_output_wall = time.time()
+        self.mark(agent)
+
+    def unmute(self, agent: Agent, quiet: bool = False) -> None:
+        """Let the agent's `%output` flow again: its next read continues the pane. `quiet`:
+        tmux's reports say it has printed nothing for QUIET_PROVEN at least."""
+        if not agent.muted:
+            return
+        agent.muted = False
+        agent.tracker.streaming = False
+        agent.paused = True  # the read that follows continues it
+        self._muted.discard(agent.name)
+        if quiet:
+            agent.tracker.last_output = max(agent.tracker.last_output,
+                                            time.monotonic() - QUIET_PROVEN)
+        self.mark(agent)
+
+    def reattached(self, agent: Agent) -> None:
+        """The agent's host has a new control client: nothing of it is paused any more."""
+        agent.muted = agent.paused = agent.tracker.streaming = False
+        self._muted.discard(agent.name)
+        self.mark(agent)
+
+    def _mutes(self, agent: Agent, now: float) -> bool:
+        """Read off screen while working and still printing: mute it."""
+        return (not agent.muted and agent.name not in self._visible
+                and agent.state is AgentState.WORKING
+                and now - agent.tracker.last_output < HIDDEN_SETTLE)
 
     async def capture(self, agent: Agent) -> list[str]:
         """Re-read one agent's screen now; returns its plain lines."""
@@ -155,7 +206,13 @@ class ScreenReader:
             agent.screen = [ln.decode("utf-8", "replace") for ln in reply.lines]
             if agent.adapter.reads_screen:
                 agent.tracker.screen(agent.adapter.read(agent.plain_screen()))
-            if agent.paused:
+            if self._mutes(agent, now):
+                agent.paused, agent.muted = False, True
+                agent.tracker.streaming = True
+                agent.activity_at = now
+                self._muted.add(agent.name)
+                continues.append(f"refresh-client -A {quote(agent.pane + ':pause')}")
+            elif agent.paused and not agent.muted:
                 agent.paused = False
                 continues.append(f"refresh-client -A {quote(agent.pane + ':continue')}")
             if agent.name in self._visible:
@@ -260,9 +317,24 @@ class ScreenReader:
             return due, agent
         return None
 
+    def _quieted(self, now: float) -> list[Agent]:
+        """Muted agents tmux has not reported active for MUTED_QUIET: unmuted, to be read."""
+        found = []
+        for name in list(self._muted):
+            agent = self._agents.get(name)
+            if agent is None or not agent.muted:
+                self._muted.discard(name)
+            elif agent.activity_at + MUTED_QUIET <= now:
+                self.unmute(agent, quiet=True)
+                if self._readable(agent):
+                    found.append(agent)
+        return found
+
     def _due(self, now: float) -> list[Agent]:
-        """Every visible agent that is due, and the longest-waiting few hidden ones."""
+        """Every visible agent that is due, muted ones gone quiet, and the longest-waiting
+        few hidden ones."""
         shown = [a for a in self._shown() if a.last_capture + VISIBLE_INTERVAL <= now]
+        shown += self._quieted(now)
         hidden: list[Agent] = []
         parked: list[tuple[float, str]] = []
         while len(hidden) < HIDDEN_PER_ROUND and (head := self._hidden_head()) is not None:
@@ -276,11 +348,13 @@ class ScreenReader:
                 parked.append((now + HIDDEN_INTERVAL, agent.name))
         for entry in parked:
             heapq.heappush(self._hidden_due, entry)
-        return shown + hidden
+        return list(dict.fromkeys(shown + hidden))  # a quieted agent may be in both
 
     def _next_timeout(self) -> float | None:
         """Seconds until a capture falls due or a state may change on its own; None: never."""
         deadlines = [a.last_capture + VISIBLE_INTERVAL for a in self._shown()]
+        deadlines += [a.activity_at + MUTED_QUIET
+                      for name in self._muted if (a := self._agents.get(name)) is not None]
         if (head := self._hidden_head()) is not None:
             deadlines.append(head[0])
         if self._state_due is not None:

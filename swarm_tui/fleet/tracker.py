@@ -31,6 +31,9 @@ class StateTracker:
     signal_at: float = 0.0
     unreachable: bool = False  # the host's link is down
     quiet_needed: float = 0.0  # idle from quiet time alone needs this long (learned)
+    # its output is known only once a second (a muted pane): it counts as printing until
+    # the screen reader says it went quiet, never idle from a gap between two reports
+    streaming: bool = False
 
     def __post_init__(self) -> None:
         self.since = self.started
@@ -63,7 +66,7 @@ class StateTracker:
         if self.signal is not None and self.signal_at >= self.last_output:
             return self.signal  # the CLI said so, and has drawn nothing since
         seen = self.reading.state
-        quiet = now - self.last_output >= self.quiet_needed
+        quiet = not self.streaming and now - self.last_output >= self.quiet_needed
         if seen is None:  # the screen cannot tell: output means work, quiet means idle
             if self.adapter.reads_input_box and self.state is AgentState.STARTING:
                 return AgentState.STARTING  # a blank screen before the CLI draws its box
@@ -109,7 +112,8 @@ class StateTracker:
         seen = self.reading.state
         if seen is not None and seen is not self.state and not self.dead:
             return self.since  # the screen already disagrees (e.g. after `typed`): look now
-        if self.reading.state is None and self.state is not AgentState.IDLE and not self.dead:
+        if self.reading.state is None and self.state is not AgentState.IDLE \
+                and not self.dead and not self.streaming:
             return self.last_output + self.quiet_needed
         return None
 

@@ -4,9 +4,11 @@ must not hold the tiles' captures behind them (that was a stall on screen every 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from swarm_tui.agents import adapter_for
+from swarm_tui.agents.base import AgentState
 from swarm_tui.config.layout import load_layout
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.events import NullListener
@@ -14,6 +16,8 @@ from swarm_tui.fleet.screens import (
     HIDDEN_BUSY,
     HIDDEN_INTERVAL,
     HIDDEN_PER_ROUND,
+    MUTED_QUIET,
+    QUIET_PROVEN,
     ScreenReader,
 )
 from swarm_tui.fleet.tracker import StateTracker
@@ -140,3 +144,68 @@ def test_an_agent_off_screen_is_read_when_it_goes_quiet_and_now_and_then_while_i
             assert t >= 100.0 + HIDDEN_INTERVAL
     assert quiet.last_capture == 100.0 + 5 / 5  # a second after its last read
     assert [a.name for a in reader._due(now=100.0 + HIDDEN_BUSY)] == ["A000"]
+
+
+def _working(agent: Agent, now: float) -> None:
+    agent.tracker.state = AgentState.WORKING
+    agent.tracker.output(now)
+
+
+def test_a_busy_agent_off_screen_is_muted_and_a_tile_or_a_quiet_one_is_not(
+        tmp_path: Path) -> None:
+    reader, agents = _reader(tmp_path, 3)
+    reader.set_visible({"A002"})
+    now = time.monotonic()
+    busy, rested, tile = agents["A000"], agents["A001"], agents["A002"]
+    for agent in (busy, tile):
+        _working(agent, now - 0.1)
+    _working(rested, now - 1.0)  # its last line was a second ago: it is settling
+    assert reader._mutes(busy, now)
+    assert not reader._mutes(rested, now)
+    assert not reader._mutes(tile, now)
+    busy.muted = True
+    assert not reader._mutes(busy, now)  # once
+
+
+def test_a_muted_agent_counts_as_printing_until_tmux_stops_reporting_it(
+        tmp_path: Path) -> None:
+    """Its output is known once a second: the gap between two reports (longer than a quick
+    CLI's quiet time) must not read as "idle"; two of tmux's looks with no report do."""
+    reader, agents = _reader(tmp_path, 1)
+    reader.set_visible(set())
+    agent = agents["A000"]
+    now = time.monotonic()
+    agent.tracker.quiet_needed = 0.5  # quicker than tmux's reports
+    agent.tracker.state = AgentState.WORKING
+    agent.muted = agent.tracker.streaming = True
+    agent.activity_at = now
+    reader._muted.add(agent.name)
+    reader.activity(agent)  # a report: output in a new second
+    assert agent.tracker.last_output >= now and agent.dirty
+    agent.dirty = False
+    agent.activity_at -= MUTED_QUIET - 0.1  # that report was a while ago
+    agent.tracker.last_output -= MUTED_QUIET - 0.1
+    now = time.monotonic()
+    assert not agent.tracker.evaluate(now)  # no report for 2 s: still working
+    assert agent.state is AgentState.WORKING and agent.tracker.next_deadline() is None
+    assert reader._next_timeout() is not None  # the loop wakes to look for the quiet
+    assert reader._quieted(now) == []
+    assert reader._quieted(now + 0.2) == [agent]  # read now, and continued
+    assert not agent.muted and agent.paused and not agent.tracker.streaming
+    assert abs(agent.tracker.last_output - (time.monotonic() - QUIET_PROVEN)) < 0.05
+    assert agent.tracker.evaluate(time.monotonic())  # now quiet long enough: idle
+    assert agent.state is AgentState.IDLE
+
+
+def test_a_muted_agent_brought_on_screen_is_continued_at_once(tmp_path: Path) -> None:
+    reader, agents = _reader(tmp_path, 2)
+    reader.set_visible(set())
+    agent = agents["A001"]
+    agent.muted = agent.tracker.streaming = True
+    agent.dirty = False
+    reader._muted.add(agent.name)
+    reader.set_visible({"A001"})
+    assert not agent.muted and agent.paused and agent.dirty
+    assert agent in reader._due(time.monotonic() + 1)  # its read continues its pane
+    reader.activity(agents["A000"])  # a report for an agent that is not muted: nothing
+    assert not agents["A000"].dirty
