@@ -169,10 +169,13 @@ class ScreenReader:
         self.mark(agent)
 
     def _mutes(self, agent: Agent, now: float) -> bool:
-        """Read off screen while working and still printing: mute it."""
+        """Read off screen, busy for HIDDEN_BUSY and still printing: mute it. (A turn of a
+        second or two, or a CLI drawing its banner, is not: its end is seen at once.)"""
+        tracker = agent.tracker
         return (not agent.muted and agent.name not in self._visible
-                and agent.state is AgentState.WORKING
-                and now - agent.tracker.last_output < HIDDEN_SETTLE)
+                and tracker.state in (AgentState.WORKING, AgentState.STARTING)
+                and now - tracker.since >= HIDDEN_BUSY
+                and now - tracker.last_output < HIDDEN_SETTLE)
 
     async def capture(self, agent: Agent) -> list[str]:
         """Re-read one agent's screen now; returns its plain lines."""

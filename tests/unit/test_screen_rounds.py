@@ -146,23 +146,27 @@ def test_an_agent_off_screen_is_read_when_it_goes_quiet_and_now_and_then_while_i
     assert [a.name for a in reader._due(now=100.0 + HIDDEN_BUSY)] == ["A000"]
 
 
-def _working(agent: Agent, now: float) -> None:
-    agent.tracker.state = AgentState.WORKING
+def _working(agent: Agent, now: float, since: float) -> None:
+    agent.tracker.state, agent.tracker.since = AgentState.WORKING, since
     agent.tracker.output(now)
 
 
 def test_a_busy_agent_off_screen_is_muted_and_a_tile_or_a_quiet_one_is_not(
         tmp_path: Path) -> None:
-    reader, agents = _reader(tmp_path, 3)
+    reader, agents = _reader(tmp_path, 4)
     reader.set_visible({"A002"})
     now = time.monotonic()
-    busy, rested, tile = agents["A000"], agents["A001"], agents["A002"]
+    busy, rested, tile, short = (agents[f"A00{i}"] for i in range(4))
     for agent in (busy, tile):
-        _working(agent, now - 0.1)
-    _working(rested, now - 1.0)  # its last line was a second ago: it is settling
+        _working(agent, now - 0.1, since=now - HIDDEN_BUSY)
+    _working(rested, now - 1.0, since=now - 5)  # its last line was a second ago: settling
+    _working(short, now - 0.1, since=now - 1)  # working for a second: may end any moment
     assert reader._mutes(busy, now)
     assert not reader._mutes(rested, now)
     assert not reader._mutes(tile, now)
+    assert not reader._mutes(short, now)
+    agents["A003"].tracker.state = AgentState.IDLE
+    assert not reader._mutes(short, now + 5)
     busy.muted = True
     assert not reader._mutes(busy, now)  # once
 
