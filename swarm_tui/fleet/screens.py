@@ -195,15 +195,25 @@ class ScreenReader:
         control = link.control
         if control is None:
             return
-        futures = await control.send([f"capture-pane -p -e -N -t {a.pane}" for a in agents])
+        # clean from the moment the captures are asked for: a doorbell that rings while
+        # they are on their way may be output they miss, and marks the agent again (cleared
+        # after the reply, it was lost until the agent's next output)
+        for agent in agents:
+            agent.dirty = False
+            self._dirty.discard(agent.name)
+            self._shown_dirty.discard(agent.name)
+        try:
+            futures = await control.send([f"capture-pane -p -e -N -t {a.pane}"
+                                          for a in agents])
+        except SwarmError:
+            for agent in agents:
+                self.mark(agent)  # unread: read when the link is back
+            raise
         now = time.monotonic()
         continues = []
         for agent, fut in zip(agents, futures, strict=True):
             reply = await fut
             agent.last_capture = now
-            agent.dirty = False
-            self._dirty.discard(agent.name)
-            self._shown_dirty.discard(agent.name)
             if not reply.ok:
                 continue
             agent.screen = [ln.decode("utf-8", "replace") for ln in reply.lines]

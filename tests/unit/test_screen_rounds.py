@@ -21,6 +21,7 @@ from swarm_tui.fleet.screens import (
     ScreenReader,
 )
 from swarm_tui.fleet.tracker import StateTracker
+from swarm_tui.testing import async_wait_until
 
 
 class Link:
@@ -213,3 +214,35 @@ def test_a_muted_agent_brought_on_screen_is_continued_at_once(tmp_path: Path) ->
     assert agent in reader._due(time.monotonic() + 1)  # its read continues its pane
     reader.activity(agents["A000"])  # a report for an agent that is not muted: nothing
     assert not agents["A000"].dirty
+
+
+async def test_output_while_a_capture_is_on_its_way_is_read_again(tmp_path: Path) -> None:
+    """The doorbell of a line printed after the capture was asked for must not be lost when
+    the reply comes (that line waited for the agent's next output: a stale tile)."""
+    import asyncio
+
+    from swarm_tui.tmux.protocol import Reply
+
+    reader, agents = _reader(tmp_path, 1)
+    reader.set_visible({"A000"})
+    agent = agents["A000"]
+
+    class Control:
+        futures: list[asyncio.Future[Reply]] = []
+
+        async def send(self, lines: list[str]) -> list[asyncio.Future[Reply]]:
+            loop = asyncio.get_running_loop()
+            self.futures = [loop.create_future() for _ in lines]
+            return self.futures
+
+    link = Link(True)
+    link.control = Control()  # type: ignore[attr-defined]
+    reading = asyncio.create_task(reader._refresh_link(link, [agent]))  # type: ignore[arg-type]
+    await async_wait_until(lambda: bool(link.control.futures), 2, "the captures asked for")  # type: ignore[attr-defined]
+    assert not agent.dirty  # asked for
+    reader.mark(agent)  # a line printed meanwhile
+    link.control.futures[0].set_result(Reply(1, True, (b"old line",), True))  # type: ignore[attr-defined]
+    await reading
+    assert agent.screen == ["old line"]
+    assert agent.dirty and agent in reader._due(time.monotonic() + 1)  # read once more
+
