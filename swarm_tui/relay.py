@@ -143,7 +143,10 @@ class Relay:
 
 
 def main() -> None:
-    path, tmux = sys.argv[1], json.loads(sys.argv[2])
+    # "~/..." in tmux's command line: the node's home (the engine learns it in the same
+    # command that starts the relay)
+    tmux = [os.path.expanduser(a) if a.startswith("~/") else a for a in json.loads(sys.argv[2])]
+    path = sys.argv[1]
     asyncio.run(Relay(path, tmux).run())
 
 

@@ -216,8 +216,10 @@ class ScreenReader:
             agent.last_capture = now
             if not reply.ok:
                 continue
-            agent.screen = [ln.decode("utf-8", "replace") for ln in reply.lines]
-            if agent.adapter.reads_screen:
+            screen = [ln.decode("utf-8", "replace") for ln in reply.lines]
+            changed = screen != agent.screen  # not: a doorbell rung twice for one line
+            agent.screen = screen
+            if agent.adapter.reads_screen:  # (a tracker made anew needs its first reading)
                 agent.tracker.screen(agent.adapter.read(agent.plain_screen()))
             if self._mutes(agent, now):
                 agent.paused, agent.muted = False, True
@@ -228,7 +230,7 @@ class ScreenReader:
             elif agent.paused and not agent.muted:
                 agent.paused = False
                 continues.append(f"refresh-client -A {quote(agent.pane + ':continue')}")
-            if agent.name in self._visible:
+            if changed and agent.name in self._visible:
                 self._listener().screen_changed(agent)
         if continues:
             await control.send(continues)

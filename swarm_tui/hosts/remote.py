@@ -27,7 +27,7 @@ PKG = Path(__file__).resolve().parent.parent
 # run by the node's Python: the files on stdin go into swarm's 0700 directory in $HOME
 UNPACK = """
 import json, os, sys
-data = json.load(sys.stdin)
+data = json.loads(sys.stdin.readline())  # one line: the rest of stdin is the relay's
 top = os.path.join(os.path.expanduser("~"), data["dir"])
 os.makedirs(top, mode=0o700, exist_ok=True)
 os.chmod(top, 0o700)
@@ -80,6 +80,9 @@ class Transport(Protocol):
 
 
 class RemoteHost:
+    # the fleet's tmux session is made by the set-up command (one shell on the node, not
+    # three); a transport whose commands' processes end with them (srun) starts it apart
+    session_in_setup = True
     """A node of the fleet, over a transport."""
 
     def __init__(self, name: str, spec: HostSpec, socket_name: str, session: str,
@@ -95,6 +98,7 @@ class RemoteHost:
         self._control: Proc | None = None
         self._relay: Proc | None = None
         self._relay_tasks: set[asyncio.Task[None]] = set()
+        self._session_found: bool | None = None  # the set-up's word: the session existed
 
     # ------------------------------------------------------------------ connection
     @property
@@ -109,10 +113,6 @@ class RemoteHost:
     @property
     def conf(self) -> str:
         return f"{self.dir}/swarm.conf"
-
-    @property
-    def relay_path(self) -> str:
-        return f"{self.dir}/relay.py"
 
     @property
     def connected(self) -> bool:
@@ -133,10 +133,21 @@ class RemoteHost:
             await self.close()
             raise
 
+    def _session_setup(self) -> str:
+        """Shell: make the fleet's session unless it exists, and say which."""
+        conf = '"$HOME"/' + shlex.quote(f".cache/swarm/{self.socket_name}/swarm.conf")
+        tmux = f"{shlex.join([self.spec.tmux, '-L', self.socket_name])} -f {conf}"
+        return (f"if {tmux} has-session -t {shlex.quote('=' + self.session)} 2>/dev/null; "
+                "then echo SWARM-SESSION-FOUND; "
+                f"elif {tmux} new-session -d -s {shlex.quote(self.session)} -n _swarm "
+                "-x 120 -y 40 'sleep 2147483647'; then echo SWARM-SESSION-MADE; fi")
+
     async def _prepare(self) -> None:
         """One command on the node (each costs a login shell there): read $HOME and tmux's
-        version, and write swarm's client, relay, mock agent and tmux config into its
-        private directory, sent as JSON on stdin and written by the node's Python."""
+        version, write swarm's client, relay, mock agent and tmux config into its private
+        directory (a JSON line on stdin, written by the node's Python), make the fleet's
+        tmux session, then become the node relay: the node's agents reach the engine
+        through its socket (0600 in 0700), and this command's channel carries them."""
         files = {
             "swarm.conf": ((PKG / "tmux" / "swarm.conf").read_text(), 0o600),
             "bin/swarm": ("#!/usr/bin/env python3\n" + (PKG / "client.py").read_text(), 0o755),
@@ -144,14 +155,43 @@ class RemoteHost:
                                      + (PKG / "agents" / "mock.py").read_text(), 0o755),
             "relay.py": ((PKG / "relay.py").read_text(), 0o600),
         }
-        payload = json.dumps({"dir": f".cache/swarm/{self.socket_name}", "files": files})
-        rc, out = await self.shell(
-            f'printf "%s\\n" "$HOME"; {shlex.quote(self.spec.tmux)} -V; '
-            f"{shlex.quote(self.spec.python)} -c {shlex.quote(UNPACK)}", stdin=payload)
-        lines = out.splitlines()
+        top = f".cache/swarm/{self.socket_name}"
+        payload = json.dumps({"dir": top, "files": files})
+        python = shlex.quote(self.spec.python)
+        here = '"$HOME"/' + shlex.quote(top)
+        tmux = json.dumps([self.spec.tmux, "-L", self.socket_name, "-f", f"~/{top}/swarm.conf"])
+        setup = (f'printf "%s\\n" "$HOME"; {shlex.quote(self.spec.tmux)} -V; '
+                 f"{python} -c {shlex.quote(UNPACK)}"
+                 + (f" && {self._session_setup()}" if self.session_in_setup else ""))
+        relay = None
+        try:
+            relay = await self.transport.spawn(
+                f"{{ {setup}; }} 2>&1 && exec {python} {here}/relay.py {here}/swarm.sock "
+                f"{shlex.quote(tmux)}")
+            relay.write(payload.encode() + b"\n")
+            await relay.drain()
+            lines: list[str] = []
+            while (line := await relay.readline()) and b'"ready"' not in line:
+                lines.append(line.decode(errors="replace").rstrip("\r\n"))
+            self._check_setup(lines)
+            if not line:
+                raise HostUnreachable(f"{self.name}: the node relay did not start: "
+                                      f"{lines[-1] if lines else 'no output'}")
+        except BaseException:
+            if relay is not None:
+                relay.close()
+            raise
+        self._relay = relay
+        self._spawn(self._serve_relay(relay))
+
+    def _check_setup(self, lines: list[str]) -> None:
+        """What the set-up printed: $HOME, tmux's version, the files written, the session."""
+        self._session_found = (True if "SWARM-SESSION-FOUND" in lines else
+                               False if "SWARM-SESSION-MADE" in lines else None)
         self.home = lines[0].strip() if lines else ""
         if not self.home:
-            raise HostUnreachable(f"{self.name}: cannot read $HOME on the node: {out.strip()}")
+            raise HostUnreachable(f"{self.name}: cannot read $HOME on the node: "
+                                  + " ".join(lines).strip())
         if not any(ln.startswith("tmux ") for ln in lines):
             raise HostUnreachable(f"{self.name}: tmux not found on the node: install tmux "
                                   f"{MIN_TMUX[0]}.{MIN_TMUX[1]}+ there")
@@ -159,26 +199,9 @@ class RemoteHost:
         if self.tmux_version < MIN_TMUX:
             raise HostUnreachable(f"{self.name}: tmux {self.tmux_version} on the node is too "
                                   f"old: swarm needs {MIN_TMUX[0]}.{MIN_TMUX[1]}+")
-        if rc != 0 or "SWARM-FILES-WRITTEN" not in out:
+        if "SWARM-FILES-WRITTEN" not in lines:
             raise HostUnreachable(f"{self.name}: cannot write swarm's files in {self.dir} "
-                                  f"with {self.spec.python}: {lines[-1] if lines else rc}")
-        await self._start_relay()
-
-    async def _start_relay(self) -> None:
-        """The node's agents reach the engine through the relay's socket (0600 in 0700)."""
-        command = shlex.join([self.spec.python, self.relay_path, self.remote_socket,
-                              json.dumps(self.tmux_argv())])
-        try:
-            relay = await self.transport.spawn(command)
-            first = await asyncio.wait_for(relay.readline(), 30)
-        except (OSError, TimeoutError) as exc:
-            raise HostUnreachable(f"{self.name}: the node relay did not start: {exc}") from None
-        if b'"ready"' not in first:
-            relay.close()
-            raise HostUnreachable(f"{self.name}: the node relay did not start: "
-                                  f"{first.decode(errors='replace').strip() or 'no output'}")
-        self._relay = relay
-        self._spawn(self._serve_relay(relay))
+                                  f"with {self.spec.python}: {lines[-1]}")
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
@@ -235,6 +258,9 @@ class RemoteHost:
         return rc == 0
 
     async def ensure_session(self, cwd: str) -> bool:
+        found, self._session_found = self._session_found, None
+        if found is not None:  # the set-up made it or saw it, a moment ago
+            return found
         return await ensure_session(self)
 
     async def open_control(self, on_event: Callable[[Event], None]) -> ControlClient:

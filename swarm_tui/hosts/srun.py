@@ -124,6 +124,8 @@ class SrunHost(RemoteHost):
     foreground of a step whose srun is detached from swarm, so the agents outlive the
     engine as they do over SSH, and end with the job."""
 
+    session_in_setup = False  # a server started by a job step would end with the step
+
     async def ensure_session(self, cwd: str) -> bool:
         if await self.session_exists():
             return True

@@ -201,8 +201,7 @@ def instrument(tl: Timeline, on_all_idle: Callable[[Any], None]) -> None:
 
     timed(asyncssh, "connect", same("ssh handshake"), lambda addr, **k: str(addr))
     timed(ssh.SSHHost, "connect", same("connect (handshake + node set-up)"), self_name)
-    timed(ssh.SSHHost, "_prepare", same("node set-up: files + relay"), self_name)
-    timed(ssh.SSHHost, "_start_relay", same("node set-up: relay start"), self_name)
+    timed(ssh.SSHHost, "_prepare", same("node set-up: files + session + relay"), self_name)
     timed(ssh.SSHHost, "shell", same("one-off command (exec channel)"), self_name)
     timed(ssh.SSHHost, "ensure_session", same("ensure_session"), self_name)
     timed(ssh.SSHHost, "open_control", same("open control channel"), self_name)
