@@ -9,7 +9,11 @@ the engine as one line on standard output, `{"id": N, "agent": NAME or "", "line
 the engine answers on standard input with `{"id": N, "reply": ANSWER}`. When standard input
 closes (the engine or the link went away) the relay removes its socket and exits.
 
-Usage: relay.py SOCKET TMUX_ARGV_JSON
+It also reads the node's GPUs every INTERVAL seconds (GPU_ARGV_JSON: nvidia-smi's query) and
+writes `{"gpus": CSV}` on standard output (`{"gpus": null}` once where there is no
+nvidia-smi), so the engine needs no SSH session per reading.
+
+Usage: relay.py SOCKET TMUX_ARGV_JSON [GPU_ARGV_JSON INTERVAL]
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import socket
 import struct
 import sys
@@ -106,6 +111,31 @@ class Relay:
         finally:
             writer.close()
 
+    def emit(self, frame: dict[str, Any]) -> None:
+        self.out.write(json.dumps(frame).encode() + b"\n")
+        self.out.flush()
+
+    async def gpus(self, argv: list[str], every: float) -> None:
+        """nvidia-smi's reading every `every` seconds, to the engine."""
+        if not argv or shutil.which(argv[0]) is None:
+            self.emit({"gpus": None})
+            return
+        while True:
+            text = ""
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.DEVNULL)
+                try:
+                    out, _ = await asyncio.wait_for(proc.communicate(), 10)
+                    text = out.decode(errors="replace") if proc.returncode == 0 else ""
+                except asyncio.TimeoutError:  # noqa: UP041 - a node may run Python < 3.11
+                    proc.kill()
+            except OSError:
+                pass
+            self.emit({"gpus": text})
+            await asyncio.sleep(every)
+
     async def answers(self) -> None:
         """Answers from the engine, until it hangs up."""
         loop = asyncio.get_running_loop()
@@ -120,7 +150,7 @@ class Relay:
             if answer is not None and not answer.done():
                 answer.set_result(json.dumps(frame["reply"]))
 
-    async def run(self) -> None:
+    async def run(self, gpu: tuple[list[str], float] | None = None) -> None:
         if os.path.exists(self.path):
             os.unlink(self.path)
         old = os.umask(0o177)
@@ -129,11 +159,13 @@ class Relay:
         finally:
             os.umask(old)
         mine = os.stat(self.path).st_ino
-        self.out.write(b'{"ready": true}\n')
-        self.out.flush()
+        self.emit({"ready": True})
+        reading = asyncio.ensure_future(self.gpus(*gpu)) if gpu else None
         try:
             await self.answers()
         finally:
+            if reading is not None:
+                reading.cancel()
             server.close()
             try:  # a relay left over from a cut link must not remove its successor's socket
                 if os.stat(self.path).st_ino == mine:
@@ -146,8 +178,8 @@ def main() -> None:
     # "~/..." in tmux's command line: the node's home (the engine learns it in the same
     # command that starts the relay)
     tmux = [os.path.expanduser(a) if a.startswith("~/") else a for a in json.loads(sys.argv[2])]
-    path = sys.argv[1]
-    asyncio.run(Relay(path, tmux).run())
+    gpu = (json.loads(sys.argv[3]), float(sys.argv[4])) if len(sys.argv) > 4 else None
+    asyncio.run(Relay(sys.argv[1], tmux).run(gpu))
 
 
 if __name__ == "__main__":

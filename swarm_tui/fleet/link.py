@@ -11,10 +11,6 @@ from swarm_tui.fleet.agent import Agent
 from swarm_tui.hosts.base import Host
 from swarm_tui.tmux.client import ControlClient
 
-NVIDIA_SMI = ("command -v nvidia-smi >/dev/null 2>&1 || exit 127; nvidia-smi "
-              "--query-gpu=index,utilization.gpu,memory.used,memory.total "
-              "--format=csv,noheader,nounits")
-
 
 @dataclass(frozen=True, slots=True)
 class GpuStat:
@@ -65,12 +61,12 @@ async def watch_gpus(link: HostLink, interval: float) -> None:
     while True:
         if link.connected:
             try:
-                rc, out = await link.host.shell(NVIDIA_SMI, timeout=10)
+                out = await link.host.read_gpus()
             except SwarmError:
-                rc, out = 1, ""
-            if rc == 127:
+                out = ""
+            if out is None:
                 link.gpus = None
                 return  # no GPUs here: never ask again
-            if rc == 0:
+            if out:
                 link.gpus = parse_gpus(out)
         await asyncio.sleep(interval)

@@ -47,6 +47,10 @@ class Host(Protocol):
     async def shell(self, command: str, timeout: float = 30.0) -> tuple[int, str]:
         """A one-off shell command on the host (verify commands, telemetry, checks)."""
 
+    async def read_gpus(self) -> str | None:
+        """nvidia-smi's GPU_QUERY lines ("" when there is no reading yet, or it failed;
+        None: this host has no nvidia-smi, never ask again)."""
+
     async def session_exists(self) -> bool: ...
 
     async def ensure_session(self, cwd: str) -> bool: ...
@@ -60,6 +64,11 @@ class Host(Protocol):
     async def kill_server(self) -> None: ...
 
     async def close(self) -> None: ...
+
+
+# GPU utilisation and memory, one CSV line per GPU (index, util %, MiB used, MiB total)
+GPU_QUERY = ("nvidia-smi", "--query-gpu=index,utilization.gpu,memory.used,memory.total",
+             "--format=csv,noheader,nounits")
 
 
 # each pane's process is the leader of its own process group, and an agent's helpers stay in

@@ -12,7 +12,13 @@ from pathlib import Path
 
 from swarm_tui import paths
 from swarm_tui.errors import TmuxError
-from swarm_tui.hosts.base import LaunchContext, NodeRequests, ensure_session, kill_server
+from swarm_tui.hosts.base import (
+    GPU_QUERY,
+    LaunchContext,
+    NodeRequests,
+    ensure_session,
+    kill_server,
+)
 from swarm_tui.tmux.client import MIN_TMUX, ControlClient, parse_version
 from swarm_tui.tmux.protocol import Event
 
@@ -86,6 +92,11 @@ class LocalHost:
             socket=self.socket_path,
             state_dir=str(paths.state_dir() / "fleets" / paths.fleet_slug(self.session)),
         )
+
+    async def read_gpus(self) -> str | None:
+        command = f"command -v nvidia-smi >/dev/null 2>&1 || exit 127; {shlex.join(GPU_QUERY)}"
+        rc, out = await self.shell(command, timeout=10)
+        return None if rc == 127 else out if rc == 0 else ""
 
     async def shell(self, command: str, timeout: float = 30.0) -> tuple[int, str]:
         proc = await asyncio.create_subprocess_shell(

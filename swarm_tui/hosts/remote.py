@@ -19,7 +19,13 @@ from typing import Any, Protocol
 
 from swarm_tui.config.hosts import HostSpec
 from swarm_tui.errors import HostUnreachable
-from swarm_tui.hosts.base import LaunchContext, NodeRequests, ensure_session, kill_server
+from swarm_tui.hosts.base import (
+    GPU_QUERY,
+    LaunchContext,
+    NodeRequests,
+    ensure_session,
+    kill_server,
+)
 from swarm_tui.tmux.client import MIN_TMUX, ControlClient, Reader, parse_version
 from swarm_tui.tmux.protocol import Event
 
@@ -79,6 +85,9 @@ class Transport(Protocol):
         """The local command that runs `command` on the node in the user's terminal."""
 
 
+GPU_EVERY = 5.0  # seconds between the relay's nvidia-smi readings
+
+
 class RemoteHost:
     # the fleet's tmux session is made by the set-up command (one shell on the node, not
     # three); a transport whose commands' processes end with them (srun) starts it apart
@@ -99,6 +108,7 @@ class RemoteHost:
         self._relay: Proc | None = None
         self._relay_tasks: set[asyncio.Task[None]] = set()
         self._session_found: bool | None = None  # the set-up's word: the session existed
+        self._gpus: str | None = ""  # the relay's last nvidia-smi reading (None: none there)
 
     # ------------------------------------------------------------------ connection
     @property
@@ -167,7 +177,7 @@ class RemoteHost:
         try:
             relay = await self.transport.spawn(
                 f"{{ {setup}; }} 2>&1 && exec {python} {here}/relay.py {here}/swarm.sock "
-                f"{shlex.quote(tmux)}")
+                f"{shlex.quote(tmux)} {shlex.quote(json.dumps(GPU_QUERY))} {GPU_EVERY:g}")
             relay.write(payload.encode() + b"\n")
             await relay.drain()
             lines: list[str] = []
@@ -218,6 +228,9 @@ class RemoteHost:
                 continue
             if isinstance(frame, dict) and "id" in frame:
                 self._spawn(self._answer(relay, frame))
+            elif isinstance(frame, dict) and "gpus" in frame:
+                gpus = frame["gpus"]
+                self._gpus = gpus if gpus is None else str(gpus)
 
     async def _answer(self, relay: Proc, frame: dict[str, Any]) -> None:
         if self.requests is None:
@@ -252,6 +265,11 @@ class RemoteHost:
     async def run(self, *args: str, stdin: bytes | None = None) -> tuple[int, str]:
         return await self.shell(shlex.join(self.tmux_argv(*args)),
                                 stdin=stdin.decode() if stdin is not None else None)
+
+    async def read_gpus(self) -> str | None:
+        """What the relay last read (it runs nvidia-smi every GPU_EVERY seconds on the node:
+        no SSH session, no login shell per reading)."""
+        return self._gpus
 
     async def session_exists(self) -> bool:
         rc, _ = await self.run("has-session", "-t", f"={self.session}")
