@@ -9,11 +9,18 @@ the engine as one line on standard output, `{"id": N, "agent": NAME or "", "line
 the engine answers on standard input with `{"id": N, "reply": ANSWER}`. When standard input
 closes (the engine or the link went away) the relay removes its socket and exits.
 
-It also reads the node's GPUs every INTERVAL seconds (GPU_ARGV_JSON: nvidia-smi's query) and
-writes `{"gpus": CSV}` on standard output (`{"gpus": null}` once where there is no
-nvidia-smi), so the engine needs no SSH session per reading.
+OPTIONS_JSON may ask for more, so the engine needs no shell on the node (an SSH session and
+a login shell each) beyond the one that runs the relay:
+  "gpu": [argv], "every": S   nvidia-smi's reading every S seconds, written on standard
+                              output as `{"gpus": CSV}` (`{"gpus": null}` once where there is
+                              no nvidia-smi);
+  "control": {"path": P, "argv": [args]}
+                              a socket at P (0600): each connection to it becomes the
+                              standard input and output of `tmux ARGS` (the engine's
+                              control-mode client, reached by an SSH stream to the socket).
+Paths and arguments starting with "~/" are in the node's home.
 
-Usage: relay.py SOCKET TMUX_ARGV_JSON [GPU_ARGV_JSON INTERVAL]
+Usage: relay.py SOCKET TMUX_ARGV_JSON [OPTIONS_JSON]
 """
 
 from __future__ import annotations
@@ -61,6 +68,7 @@ class Relay:
         self.waiting: dict[int, asyncio.Future[str]] = {}
         self.next_id = 0
         self.out = sys.stdout.buffer
+        self.children: set[asyncio.Future[int]] = set()  # control clients, reaped as they end
 
     async def agent_of(self, pid: int) -> str:
         """The agent whose pane `pid` descends from, or "" (not inside any agent's pane)."""
@@ -150,36 +158,79 @@ class Relay:
             if answer is not None and not answer.done():
                 answer.set_result(json.dumps(frame["reply"]))
 
-    async def run(self, gpu: tuple[list[str], float] | None = None) -> None:
-        if os.path.exists(self.path):
-            os.unlink(self.path)
+    async def controls(self, listener: socket.socket, argv: list[str]) -> None:
+        """Each connection becomes a tmux control client's standard input and output."""
+        loop = asyncio.get_running_loop()
+        while True:
+            conn, _ = await loop.sock_accept(listener)
+            try:
+                conn.setblocking(True)
+                proc = await asyncio.create_subprocess_exec(
+                    *self.tmux, *argv, stdin=conn.fileno(), stdout=conn.fileno(),
+                    stderr=asyncio.subprocess.DEVNULL)
+                reaped = asyncio.ensure_future(proc.wait())
+                self.children.add(reaped)
+                reaped.add_done_callback(self.children.discard)
+            except OSError:
+                pass
+            finally:
+                conn.close()  # tmux has it now
+
+    async def run(self, options: dict[str, Any]) -> None:
         old = os.umask(0o177)
         try:
-            server = await asyncio.start_unix_server(self.client, self.path, limit=MAX_REQUEST)
+            server = await asyncio.start_unix_server(self.client, fresh(self.path),
+                                                     limit=MAX_REQUEST)
+            control: dict[str, Any] = options.get("control") or {}
+            listener = None
+            if control:
+                listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                listener.bind(fresh(home(control["path"])))
+                listener.listen(16)
+                listener.setblocking(False)
         finally:
             os.umask(old)
-        mine = os.stat(self.path).st_ino
+        mine = [(p, os.stat(p).st_ino) for p in
+                (self.path, *([home(control["path"])] if listener else []))]
         self.emit({"ready": True})
-        reading = asyncio.ensure_future(self.gpus(*gpu)) if gpu else None
+        tasks = []
+        if options.get("gpu"):
+            tasks.append(asyncio.ensure_future(self.gpus(options["gpu"], options["every"])))
+        if listener is not None:
+            tasks.append(asyncio.ensure_future(self.controls(
+                listener, [home(a) for a in control["argv"]])))
         try:
             await self.answers()
         finally:
-            if reading is not None:
-                reading.cancel()
+            for task in tasks:
+                task.cancel()
             server.close()
-            try:  # a relay left over from a cut link must not remove its successor's socket
-                if os.stat(self.path).st_ino == mine:
-                    os.unlink(self.path)
-            except OSError:
-                pass
+            if listener is not None:
+                listener.close()
+            for path, inode in mine:
+                try:  # a relay left over from a cut link must not remove its successor's
+                    if os.stat(path).st_ino == inode:
+                        os.unlink(path)
+                except OSError:
+                    pass
+
+
+def home(arg: str) -> str:
+    return os.path.expanduser(arg) if arg.startswith("~/") else arg
+
+
+def fresh(path: str) -> str:
+    """`path`, with whatever was left there removed (a socket of an earlier relay)."""
+    if os.path.exists(path):
+        os.unlink(path)
+    return path
 
 
 def main() -> None:
-    # "~/..." in tmux's command line: the node's home (the engine learns it in the same
-    # command that starts the relay)
-    tmux = [os.path.expanduser(a) if a.startswith("~/") else a for a in json.loads(sys.argv[2])]
-    gpu = (json.loads(sys.argv[3]), float(sys.argv[4])) if len(sys.argv) > 4 else None
-    asyncio.run(Relay(sys.argv[1], tmux).run(gpu))
+    # "~/...": the node's home (the engine learns it in the command that starts the relay)
+    tmux = [home(a) for a in json.loads(sys.argv[2])]
+    options = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
+    asyncio.run(Relay(home(sys.argv[1]), tmux).run(options))
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ HIDDEN_INTERVAL = 1.0  # seconds between captures of an agent off screen
 # when it stops (a prompt, a question): read it once it has been quiet HIDDEN_SETTLE, and
 # at least every HIDDEN_BUSY while it prints
 HIDDEN_SETTLE = 0.3
+STARTING_FAST = 15.0
 HIDDEN_BUSY = 3.0
 COALESCE = 0.008  # seconds to gather a burst of %output before one round of captures
 # off-screen agents read in one round at most: 100 hidden agents falling due together would
@@ -51,8 +52,13 @@ QUIET_PROVEN = 1.0
 
 def hidden_due(agent: Agent) -> float:
     """When an off-screen agent with new output is read: a second after its last read, or
-    later while it keeps printing, but no later than HIDDEN_BUSY after it."""
+    later while it keeps printing, but no later than HIDDEN_BUSY after it. A CLI in its
+    first STARTING_FAST seconds is read as a tile is: the fleet is ready when its idle
+    prompt is seen, and a second's wait for each would add up to that second."""
     read = agent.last_capture
+    tracker = agent.tracker
+    if tracker.state is AgentState.STARTING and read - tracker.started < STARTING_FAST:
+        return read + VISIBLE_INTERVAL
     return min(read + HIDDEN_BUSY,
                max(read + HIDDEN_INTERVAL, agent.tracker.last_output + HIDDEN_SETTLE))
 

@@ -26,7 +26,7 @@ from swarm_tui.hosts.base import (
     ensure_session,
     kill_server,
 )
-from swarm_tui.tmux.client import MIN_TMUX, ControlClient, Reader, parse_version
+from swarm_tui.tmux.client import MIN_TMUX, ControlClient, Reader, Writer, parse_version
 from swarm_tui.tmux.protocol import Event
 
 PKG = Path(__file__).resolve().parent.parent
@@ -81,6 +81,10 @@ class Transport(Protocol):
     async def spawn(self, command: str) -> Proc:
         """A shell command on the node that runs on, no terminal: bytes in, bytes out."""
 
+    async def open_socket(self, path: str) -> tuple[Reader, Writer] | None:
+        """A stream to a Unix socket on the node, with no shell started for it; None when
+        this transport (or the node's sshd) cannot."""
+
     def terminal_argv(self, command: str) -> list[str]:
         """The local command that runs `command` on the node in the user's terminal."""
 
@@ -104,7 +108,7 @@ class RemoteHost:
         self.home = ""
         self.tmux_version = (0, 0)
         self.requests: NodeRequests | None = None  # set by the engine's socket server
-        self._control: Proc | None = None
+        self._control: Writer | None = None
         self._relay: Proc | None = None
         self._relay_tasks: set[asyncio.Task[None]] = set()
         self._session_found: bool | None = None  # the set-up's word: the session existed
@@ -170,6 +174,8 @@ class RemoteHost:
         python = shlex.quote(self.spec.python)
         here = '"$HOME"/' + shlex.quote(top)
         tmux = json.dumps([self.spec.tmux, "-L", self.socket_name, "-f", f"~/{top}/swarm.conf"])
+        options = {"gpu": GPU_QUERY, "every": GPU_EVERY,
+                   "control": {"path": f"~/{top}/control.sock", "argv": self._attach_args()}}
         setup = (f'printf "%s\\n" "$HOME"; {shlex.quote(self.spec.tmux)} -V; '
                  f"{python} -c {shlex.quote(UNPACK)}"
                  + (f" && {self._session_setup()}" if self.session_in_setup else ""))
@@ -177,7 +183,7 @@ class RemoteHost:
         try:
             relay = await self.transport.spawn(
                 f"{{ {setup}; }} 2>&1 && exec {python} {here}/relay.py {here}/swarm.sock "
-                f"{shlex.quote(tmux)} {shlex.quote(json.dumps(GPU_QUERY))} {GPU_EVERY:g}")
+                f"{shlex.quote(tmux)} {shlex.quote(json.dumps(options))}")
             relay.write(payload.encode() + b"\n")
             await relay.drain()
             lines: list[str] = []
@@ -281,13 +287,25 @@ class RemoteHost:
             return found
         return await ensure_session(self)
 
+    def _attach_args(self) -> list[str]:
+        return ["-C", "attach-session", "-t", f"={self.session}", "-f",
+                "pause-after=5,ignore-size"]
+
     async def open_control(self, on_event: Callable[[Event], None]) -> ControlClient:
+        """tmux in control mode on the node: through the relay's control socket (an SSH
+        stream: no shell, no login on the node), else as a command of its own. No terminal
+        either way: control mode's replies must arrive byte for byte."""
         if not self.transport.connected:
             raise HostUnreachable(f"{self.name}: not connected")
-        # no terminal: control mode's replies must arrive byte for byte
-        self._control = await self.transport.spawn(shlex.join(self.tmux_argv(
-            "-C", "attach-session", "-t", f"={self.session}", "-f", "pause-after=5,ignore-size")))
-        client = ControlClient(self._control.stdout, self._control, on_event)
+        stream = None
+        if self._relay is not None:
+            stream = await self.transport.open_socket(f"{self.dir}/control.sock")
+        if stream is not None:
+            reader, self._control = stream
+        else:
+            proc = await self.transport.spawn(shlex.join(self.tmux_argv(*self._attach_args())))
+            reader, self._control = proc.stdout, proc
+        client = ControlClient(reader, self._control, on_event)
         await client.start()
         return client
 

@@ -12,7 +12,7 @@ import time
 from swarm_tui.config.hosts import HostSpec
 from swarm_tui.errors import HostUnreachable, TmuxError
 from swarm_tui.hosts.remote import RemoteHost
-from swarm_tui.tmux.client import Reader
+from swarm_tui.tmux.client import Reader, Writer
 
 STEPS = 4  # one-off steps at a time per node
 SERVER_WAIT = 30.0  # seconds for the tmux server's own step to start
@@ -113,6 +113,9 @@ class SrunTransport:
         proc = await self._exec(command, asyncio.subprocess.DEVNULL)
         self._steps.add(proc)
         return SrunProc(proc)
+
+    async def open_socket(self, path: str) -> tuple[Reader, Writer] | None:
+        return None  # every stream is a job step: tmux's control client runs as one
 
     def terminal_argv(self, command: str) -> list[str]:
         return [*self.base[:-1], "--pty", "sh", "-c", command]

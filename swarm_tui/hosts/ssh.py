@@ -17,7 +17,7 @@ import asyncssh
 from swarm_tui.config.hosts import HostSpec, parse_destination
 from swarm_tui.errors import HostUnreachable
 from swarm_tui.hosts.remote import RemoteHost
-from swarm_tui.tmux.client import Reader
+from swarm_tui.tmux.client import Reader, Writer
 
 EXEC_CHANNELS = 4  # OpenSSH allows 10 sessions per connection; one is the control channel
 
@@ -139,6 +139,17 @@ class SshTransport:
             return SshProc(await self.conn.create_process(command, encoding=None))
         except (OSError, asyncssh.Error) as exc:
             raise HostUnreachable(explain(self.name, exc)) from None
+
+    async def open_socket(self, path: str) -> tuple[Reader, Writer] | None:
+        """A direct-streamlocal channel: sshd connects it to the socket itself (no session,
+        no shell). None where the node's sshd forbids it (DisableForwarding)."""
+        if self.conn is None:
+            raise HostUnreachable(f"{self.name}: not connected")
+        try:
+            reader, writer = await self.conn.open_unix_connection(path)
+        except (OSError, asyncssh.Error):
+            return None
+        return reader, writer
 
     def terminal_argv(self, command: str) -> list[str]:
         argv = ["ssh", "-t"]

@@ -12,6 +12,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import asyncssh
 import pytest
 
 from swarm_tui.agents.base import AgentState
@@ -69,6 +70,11 @@ async def test_three_nodes_eight_agents_each_in_one_fleet(fleet: Fleet, tmp_path
             f"{a.name}@{a.host}: {a.state.value}, dirty {a.dirty}, captured "
             f"{time.monotonic() - a.last_capture:.1f} s ago"
             for a in fleet.agents.values() if a.state is not AgentState.IDLE))
+    # each node's control-mode client came through the relay's socket (an SSH stream), not
+    # a shell of its own on the node
+    for name, link in fleet.links.items():
+        if name != "local":
+            assert isinstance(link.host._control, asyncssh.SSHWriter), name  # type: ignore[attr-defined]
     # node to node: a shell on node1 runs the node's own `swarm` client
     target = on(fleet, "node3")[0]
     fleet.send(["Relay"], f'swarm send {target} "from node1 with love"')

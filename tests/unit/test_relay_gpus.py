@@ -24,7 +24,7 @@ def _relay(tmp_path: Path, path: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PATH": path}
     return subprocess.Popen(
         [sys.executable, str(RELAY), str(tmp_path / "s.sock"), json.dumps(["tmux"]),
-         json.dumps(list(GPU_QUERY)), "0.2"],
+         json.dumps({"gpu": list(GPU_QUERY), "every": 0.2})],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
 
 

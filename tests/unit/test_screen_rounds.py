@@ -246,3 +246,21 @@ async def test_output_while_a_capture_is_on_its_way_is_read_again(tmp_path: Path
     assert agent.screen == ["old line"]
     assert agent.dirty and agent in reader._due(time.monotonic() + 1)  # read once more
 
+
+
+def test_a_cli_that_is_starting_is_read_as_fast_as_a_tile_for_a_while(tmp_path: Path) -> None:
+    """128 agents starting off screen: each one's idle prompt is read when drawn, not up to
+    a second later (the fleet is up when the last one is seen idle)."""
+    reader, agents = _reader(tmp_path, 2)
+    reader.set_visible(set())
+    young, old = agents["A000"], agents["A001"]
+    for agent, started in ((young, 99.0), (old, 0.0)):
+        agent.tracker = StateTracker(agent.adapter, started=started)
+        agent.last_capture, agent.dirty = 100.0, False
+        agent.tracker.output(100.02)
+        reader.mark(agent)
+    assert [a.name for a in reader._due(now=100.0 + 0.06)] == ["A000"]
+    young.tracker.state = AgentState.IDLE  # once it has started, the usual pace
+    young.dirty = False
+    reader.mark(young)
+    assert reader._due(now=100.5) == []
