@@ -93,10 +93,11 @@ GPU_EVERY = 5.0  # seconds between the relay's nvidia-smi readings
 
 
 class RemoteHost:
+    """A node of the fleet, over a transport."""
+
     # the fleet's tmux session is made by the set-up command (one shell on the node, not
     # three); a transport whose commands' processes end with them (srun) starts it apart
     session_in_setup = True
-    """A node of the fleet, over a transport."""
 
     def __init__(self, name: str, spec: HostSpec, socket_name: str, session: str,
                  transport: Transport):
