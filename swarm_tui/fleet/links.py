@@ -24,7 +24,7 @@ from swarm_tui.fleet.ports import LinkOwner
 from swarm_tui.fleet.screens import ScreenReader
 from swarm_tui.fleet.sizes import WindowSizer
 from swarm_tui.hosts.base import Host, LaunchContext
-from swarm_tui.tmux.client import ControlClient
+from swarm_tui.tmux.client import ControlClient, TmuxCommandError
 from swarm_tui.tmux.commands import quote
 from swarm_tui.tmux.protocol import Event, Exit, Output, Pause, SubscriptionChanged, WindowClose
 
@@ -75,21 +75,25 @@ class HostLinks:
     async def start(self) -> None:
         """Bring every host up at once; a remote host that fails keeps retrying in the
         background while the rest work. A local failure (tmux missing) raises, and so does
-        a worktree that cannot be made on any host reached: before any window is made."""
+        a worktree that cannot be made on any host reached: before any window is made. So
+        with worktrees every host is checked first; without, each host's windows are made
+        as soon as it is reached, not when the slowest node is."""
         links = list(self.links.values())
+        results: list[BaseException | None] = [None] * len(links)
+        gated = any(agent.spec.worktree for agent in self._owner.agents.values())
+        if gated:
+            async def reach(link: HostLink) -> None:
+                await link.host.connect()
+                await self._owner.prepare_worktrees(link, create=False)
 
-        async def reach(link: HostLink) -> None:
-            await link.host.connect()
-            await self._owner.prepare_worktrees(link, create=False)
-
-        reached = await asyncio.gather(*(reach(link) for link in links),
-                                       return_exceptions=True)
-        bad = [str(r) for r in reached if isinstance(r, ConfigError)]
-        if bad:
-            raise ConfigError("\n".join(bad))
-        results = [r if isinstance(r, BaseException) else None for r in reached]
+            reached = await asyncio.gather(*(reach(link) for link in links),
+                                           return_exceptions=True)
+            bad = [str(r) for r in reached if isinstance(r, ConfigError)]
+            if bad:
+                raise ConfigError("\n".join(bad))
+            results = [r if isinstance(r, BaseException) else None for r in reached]
         up = [link for link, r in zip(links, results, strict=True) if r is None]
-        done = await asyncio.gather(*(self.bring_up(link, reached=True) for link in up),
+        done = await asyncio.gather(*(self.bring_up(link, reached=gated) for link in up),
                                     return_exceptions=True)
         for link, result in zip(up, done, strict=True):
             results[links.index(link)] = result if isinstance(result, BaseException) else None
@@ -117,17 +121,15 @@ class HostLinks:
         existing = await list_windows(control, host.session)
         link.by_pane.clear()
         link.control = control
-        lost = []  # had a window before this link went down: its tmux server was gone
-        for agent in owner.agents.values():
-            if agent.spec.host != link.name:
-                continue
+        mine = [agent for agent in owner.agents.values() if agent.spec.host == link.name]
+        new = [agent for agent in mine if agent.name not in existing]
+        lost = [agent for agent in new if agent.window]  # its tmux server was gone meanwhile
+        await self._new_windows(control, host, new)
+        for agent in mine:
             if agent.name in existing:
                 agent.window, agent.pane, dead = existing[agent.name]
                 agent.tracker.pane_died(dead)
             else:
-                if agent.window:
-                    lost.append(agent)
-                await self._new_window(control, host, agent)
                 agent.tracker.pane_died(False)
                 if agent.name not in owner.created:
                     owner.created.append(agent.name)
@@ -155,13 +157,34 @@ class HostLinks:
             agent.tracker.pane_died(dead)
         else:
             await self._owner.prepare_worktrees(link, create=True, only=agent)
-            await self._new_window(link.control, link.host, agent)
+            await self._new_windows(link.control, link.host, [agent])
             self._owner.created.append(agent.name)
         link.by_pane[agent.pane] = agent
         self._screens.mark(agent)
         return created
 
-    async def _new_window(self, control: ControlClient, host: Host, agent: Agent) -> None:
+    async def _new_windows(self, control: ControlClient, host: Host,
+                           agents: list[Agent]) -> None:
+        """Windows for `agents`, their commands pipelined (a node's windows cost two round
+        trips, not two each); each window is named for its agent (`@swarm_agent`) before
+        a failure is raised, so a retry finds the ones made."""
+        if not agents:
+            return
+        replies = await asyncio.gather(*await control.send(
+            [self._window_line(host, agent) for agent in agents]))
+        made = []
+        for agent, reply in zip(agents, replies, strict=True):
+            if reply.ok:
+                agent.window, agent.pane = reply.text().split()
+                made.append(agent)
+        if made:
+            await control.run_all([f"set-option -w -t {agent.window} @swarm_agent "
+                                   f"{quote(agent.spec.name)}" for agent in made])
+        failed = next((r for r in replies if not r.ok), None)
+        if failed is not None:
+            raise TmuxCommandError(f"tmux: {failed.text()} (new window on {host.name})")
+
+    def _window_line(self, host: Host, agent: Agent) -> str:
         spec = agent.spec
         ctx = host.launch_context()
         env = " ".join(f"-e {quote(f'{k}={v}')}"
@@ -171,11 +194,8 @@ class HostLinks:
         resume = agent.adapter.resume(spec, ctx, agent.session) if agent.session else ""
         agent.resumed = bool(resume)
         command = launch_line(agent, ctx, resume)
-        reply = await control.run(
-            f"new-window -d -P -F {quote('#{window_id} #{pane_id}')} -t ={host.session}: "
-            f"-n {quote(spec.name)} {cwd} {env} {quote(command)}")
-        agent.window, agent.pane = reply.text().split()
-        await control.run(f"set-option -w -t {agent.window} @swarm_agent {quote(spec.name)}")
+        return (f"new-window -d -P -F {quote('#{window_id} #{pane_id}')} -t ={host.session}: "
+                f"-n {quote(spec.name)} {cwd} {env} {quote(command)}")
 
     def on_event(self, link: HostLink, event: Event) -> None:
         """One event of a host's control client: output marks its pane to be read again."""

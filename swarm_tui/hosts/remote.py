@@ -30,11 +30,19 @@ from swarm_tui.tmux.client import MIN_TMUX, ControlClient, Reader, Writer, parse
 from swarm_tui.tmux.protocol import Event
 
 PKG = Path(__file__).resolve().parent.parent
-# run by the node's Python: the files on stdin go into swarm's 0700 directory in $HOME
-UNPACK = """
-import json, os, sys
+# The set-up's Python (`python -c BOOT`, its only Python process; a second costs as much as
+# an rc file and a shim on a busy node): say $HOME, write the files of the JSON line on stdin
+# into swarm's 0700 directory, give a session the shell made a moment ago swarm's tmux config
+# (argv[1] "made"), then become the node relay in this same process. Until then fd 2 is
+# stdout, so what goes wrong is read by the engine; the shell keeps the real stderr in fd 3.
+# tmux is started by the shell, not from here: a Python reached through a shim (pyenv) has
+# the shim's PATH, which the agents' windows must not inherit.
+BOOT = """
+import json, os, runpy, subprocess, sys
+home = os.path.expanduser("~")
+print("SWARM-HOME " + home, flush=True)
 data = json.loads(sys.stdin.readline())  # one line: the rest of stdin is the relay's
-top = os.path.join(os.path.expanduser("~"), data["dir"])
+top = os.path.join(home, data["dir"])
 os.makedirs(top, mode=0o700, exist_ok=True)
 os.chmod(top, 0o700)
 for name, (text, mode) in data["files"].items():
@@ -45,7 +53,14 @@ for name, (text, mode) in data["files"].items():
         f.write(text)
     os.chmod(tmp, mode)
     os.replace(tmp, path)
-print("SWARM-FILES-WRITTEN")
+print("SWARM-FILES-WRITTEN", flush=True)
+if sys.argv[1:] == ["made"]:
+    tmux = [os.path.join(home, a[2:]) if a.startswith("~/") else a for a in data["tmux"]]
+    subprocess.run(tmux + ["source-file", os.path.join(top, "swarm.conf")])
+os.dup2(3, 2)
+os.close(3)
+sys.argv = [os.path.join(top, "relay.py")] + data["relay"]
+runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
 
@@ -149,42 +164,46 @@ class RemoteHost:
             raise
 
     def _session_setup(self) -> str:
-        """Shell: make the fleet's session unless it exists, and say which."""
-        conf = '"$HOME"/' + shlex.quote(f".cache/swarm/{self.socket_name}/swarm.conf")
-        tmux = f"{shlex.join([self.spec.tmux, '-L', self.socket_name])} -f {conf}"
+        """Shell: make the fleet's session unless it exists, and say which. Its server
+        starts with no config (`-f /dev/null`: not the user's ~/.tmux.conf either); BOOT
+        gives it swarm's once the file is there, before any agent's window is made."""
+        tmux = shlex.join([self.spec.tmux, "-L", self.socket_name, "-f", "/dev/null"])
         return (f"if {tmux} has-session -t {shlex.quote('=' + self.session)} 2>/dev/null; "
-                "then echo SWARM-SESSION-FOUND; "
-                f"elif {tmux} new-session -d -s {shlex.quote(self.session)} -n _swarm "
-                "-x 120 -y 40 'sleep 2147483647'; then echo SWARM-SESSION-MADE; fi")
+                f"then echo SWARM-SESSION-FOUND; elif {tmux} new-session -d -s "
+                f"{shlex.quote(self.session)} -n _swarm -x 120 -y 40 'sleep 2147483647'; "
+                "then echo SWARM-SESSION-MADE; made=made; fi; ")
 
     async def _prepare(self) -> None:
-        """One command on the node (each costs a login shell there): read $HOME and tmux's
-        version, write swarm's client, relay, mock agent and tmux config into its private
-        directory (a JSON line on stdin, written by the node's Python), make the fleet's
-        tmux session, then become the node relay: the node's agents reach the engine
-        through its socket (0600 in 0700), and this command's channel carries them."""
-        files = {
-            "swarm.conf": ((PKG / "tmux" / "swarm.conf").read_text(), 0o600),
-            "bin/swarm": ("#!/usr/bin/env python3\n" + (PKG / "client.py").read_text(), 0o755),
-            "bin/swarm-mock-agent": ("#!/usr/bin/env python3\n"
-                                     + (PKG / "agents" / "mock.py").read_text(), 0o755),
-            "relay.py": ((PKG / "relay.py").read_text(), 0o600),
-        }
+        """One command on the node (each costs a login shell there), one Python process
+        (BOOT): read $HOME and tmux's version, write swarm's client, relay, mock agent and
+        tmux config into its private directory, make the fleet's tmux session, then become
+        the node relay: the node's agents reach the engine through its socket (0600 in
+        0700), and this command's channel carries them."""
         top = f".cache/swarm/{self.socket_name}"
-        payload = json.dumps({"dir": top, "files": files})
-        python = shlex.quote(self.spec.python)
-        here = '"$HOME"/' + shlex.quote(top)
-        tmux = json.dumps([self.spec.tmux, "-L", self.socket_name, "-f", f"~/{top}/swarm.conf"])
+        tmux = [self.spec.tmux, "-L", self.socket_name, "-f", f"~/{top}/swarm.conf"]
         options = {"gpu": GPU_QUERY, "every": GPU_EVERY,
                    "control": {"path": f"~/{top}/control.sock", "argv": self._attach_args()}}
-        setup = (f'printf "%s\\n" "$HOME"; {shlex.quote(self.spec.tmux)} -V; '
-                 f"{python} -c {shlex.quote(UNPACK)}"
-                 + (f" && {self._session_setup()}" if self.session_in_setup else ""))
+        payload = json.dumps({
+            "dir": top,
+            "files": {
+                "swarm.conf": ((PKG / "tmux" / "swarm.conf").read_text(), 0o600),
+                "bin/swarm": ("#!/usr/bin/env python3\n" + (PKG / "client.py").read_text(),
+                              0o755),
+                "bin/swarm-mock-agent": ("#!/usr/bin/env python3\n"
+                                         + (PKG / "agents" / "mock.py").read_text(), 0o755),
+                "relay.py": ((PKG / "relay.py").read_text(), 0o600),
+            },
+            "tmux": tmux,
+            "relay": [f"~/{top}/swarm.sock", json.dumps(tmux), json.dumps(options)],
+        })
         relay = None
         try:
             relay = await self.transport.spawn(
-                f"{{ {setup}; }} 2>&1 && exec {python} {here}/relay.py {here}/swarm.sock "
-                f"{shlex.quote(tmux)} {shlex.quote(json.dumps(options))}")
+                f"{{ {shlex.quote(self.spec.tmux)} -V; made=; "
+                + (self._session_setup() if self.session_in_setup else "")
+                # after tmux: its server must not hold the channel's stderr (fd 3) open
+                + f"}} 2>&1; exec 3>&2 2>&1; exec {shlex.quote(self.spec.python)} -c "
+                + f"{shlex.quote(BOOT)} $made")
             relay.write(payload.encode() + b"\n")
             await relay.drain()
             lines: list[str] = []
@@ -205,10 +224,12 @@ class RemoteHost:
         """What the set-up printed: $HOME, tmux's version, the files written, the session."""
         self._session_found = (True if "SWARM-SESSION-FOUND" in lines else
                                False if "SWARM-SESSION-MADE" in lines else None)
-        self.home = lines[0].strip() if lines else ""
-        if not self.home:
-            raise HostUnreachable(f"{self.name}: cannot read $HOME on the node: "
-                                  + " ".join(lines).strip())
+        homes = [ln[len("SWARM-HOME "):] for ln in lines if ln.startswith("SWARM-HOME ")]
+        if not homes:
+            raise HostUnreachable(f"{self.name}: cannot run {self.spec.python} on the node "
+                                  f"(swarm needs Python 3 there; set the host's `python`): "
+                                  + (lines[-1].strip() if lines else "no output"))
+        self.home = homes[0].strip()
         if not any(ln.startswith("tmux ") for ln in lines):
             raise HostUnreachable(f"{self.name}: tmux not found on the node: install tmux "
                                   f"{MIN_TMUX[0]}.{MIN_TMUX[1]}+ there")

@@ -110,11 +110,14 @@ def trees_split(pids: list[int]) -> tuple[float, float]:
 
 
 def env_has(marker: str, name: str) -> bool:
-    """Whether the first window process of the matching tmux servers has `name` set."""
+    """Whether the first agent (a mock's process: not swarm's placeholder window) of the
+    matching tmux servers has `name` set."""
     t = proc_table()
     for server in tmux_servers(marker):
         for pid in sorted(tree(t, server) - {server}):
             try:
+                if b"mock" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    continue
                 return f"\0{name}=".encode() in b"\0" + Path(f"/proc/{pid}/environ").read_bytes()
             except OSError:
                 continue
@@ -209,17 +212,18 @@ def instrument(tl: Timeline, on_all_idle: Callable[[Any], None]) -> None:
           lambda _f, _l, create, *a, **k: "worktrees make" if create else "worktrees check",
           link_name)
     timed(links.HostLinks, "bring_up", same("bring_up"), link_name)
-    timed(links.HostLinks, "_new_window", same("new window"),
-          lambda _s, _c, host, agent: str(host.name))
+    timed(links.HostLinks, "_new_windows", same("new windows (a node's, pipelined)"),
+          lambda _s, _c, host, _agents: str(host.name))
     timed(engine.Fleet, "start", same("Fleet.start"), same("-"))
 
-    new_window = links.HostLinks._new_window
+    new_windows = links.HostLinks._new_windows
 
-    async def window(self: Any, control: Any, host: Any, agent: Any) -> None:
-        await new_window(self, control, host, agent)
-        tl.first("window", agent.name)
+    async def windows(self: Any, control: Any, host: Any, agents: list[Any]) -> None:
+        await new_windows(self, control, host, agents)
+        for agent in agents:
+            tl.first("window", agent.name)
 
-    replace(links.HostLinks, "_new_window", window)
+    replace(links.HostLinks, "_new_windows", windows)
 
     on_event = links.HostLinks.on_event
 
@@ -677,10 +681,11 @@ def breakdown(tl: dict[str, Any]) -> list[str]:
                f"{marks['imports before the layout read']:6.2f} s (not counted)")
     out.append(f"  {'phase (s after the layout was read)':44} {'first':>6} {'last':>6} "
                f"{'each: med':>9} {'max':>6} {'n':>4}")
-    order = ["ssh handshake", "node set-up: files + relay", "node set-up: relay start",
+    order = ["ssh handshake", "node set-up: files + session + relay",
              "connect (handshake + node set-up)", "one-off command (exec channel)",
              "worktrees check", "worktrees make", "ensure_session", "open control channel",
-             "new window", "capture round (first reads)", "bring_up", "Fleet.start"]
+             "new windows (a node's, pipelined)", "capture round (first reads)", "bring_up",
+             "Fleet.start"]
     for phase in order + [p for p in spans if p not in order]:
         rows = spans.get(phase)
         if not rows:

@@ -14,12 +14,12 @@ from swarm_tui.testing.ssh_server import SSHCluster
 from tests.ssh.test_cluster import FAST, until
 
 
-def two_node_layout(tmp: Path, bad_tmux: str = "tmux") -> Path:
+def two_node_layout(tmp: Path, bad_tmux: str = "tmux", bad_python: str = "python3") -> Path:
     path = tmp / "ssh.toml"
     path.write_text(
         'name = "ssh"\n[defaults]\ncli = "mock"\n'
         '[hosts.good]\nssh = "good"\n'
-        f'[hosts.bad]\nssh = "bad"\ntmux = "{bad_tmux}"\n'
+        f'[hosts.bad]\nssh = "bad"\ntmux = "{bad_tmux}"\npython = "{bad_python}"\n'
         f'[[agents]]\nname = "Gauss"\nhost = "good"\nargs = {FAST}\n'
         f'[[agents]]\nname = "Hilbert"\nhost = "bad"\nargs = {FAST}\n')
     return path
@@ -88,3 +88,12 @@ async def test_node_without_tmux_is_reported(cluster: SSHCluster, home: Path, tm
     fleet, store = await start_and_read(
         tmp_path, home, two_node_layout(tmp_path, bad_tmux="/nonexistent/tmux"))
     await check(fleet, store, "tmux not found on the node")
+
+
+async def test_node_without_python_is_reported(cluster: SSHCluster, home: Path, tmp_path: Path
+                                               ) -> None:
+    await cluster.add("good")
+    await cluster.add("bad")
+    fleet, store = await start_and_read(
+        tmp_path, home, two_node_layout(tmp_path, bad_python="/nonexistent/python3"))
+    await check(fleet, store, "cannot run /nonexistent/python3 on the node")
