@@ -100,7 +100,12 @@ class StateTracker:
         if wanted is not self._candidate:
             self._candidate, self._candidate_since = wanted, now
         hold = self._hold(wanted)
-        if wanted is AgentState.EXITED or now - self._candidate_since >= hold:
+        held = self._candidate_since
+        if wanted is AgentState.IDLE and self.reading.state is not None and not self.streaming:
+            # a screen read after the pane's last output has not changed since: the idle it
+            # shows has held from that output (a reading that came late waits no longer)
+            held = min(held, self.last_output)
+        if wanted is AgentState.EXITED or now - held >= hold:
             self.state, self.since, self._candidate = wanted, now, None
             return True
         return False
@@ -108,7 +113,11 @@ class StateTracker:
     def next_deadline(self) -> float | None:
         """When `evaluate` may next change something without new input, if ever."""
         if self._candidate is not None:
-            return self._candidate_since + self._hold(self._candidate)
+            held = self._candidate_since
+            if self._candidate is AgentState.IDLE and self.reading.state is not None \
+                    and not self.streaming:
+                held = min(held, self.last_output)
+            return held + self._hold(self._candidate)
         seen = self.reading.state
         if seen is not None and seen is not self.state and not self.dead:
             return self.since  # the screen already disagrees (e.g. after `typed`): look now

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -53,6 +54,10 @@ for name, (text, mode) in data["files"].items():
         f.write(text)
     os.chmod(tmp, mode)
     os.replace(tmp, path)
+memo = os.path.join(top, data["memo"][0])  # the interpreter the configured python led to
+with open(os.open(memo + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+    f.write(data["memo"][1] + "\\n" + sys.executable + "\\n")
+os.replace(memo + ".tmp", memo)
 print("SWARM-FILES-WRITTEN", flush=True)
 if sys.argv[1:] == ["made"]:
     tmux = [os.path.join(home, a[2:]) if a.startswith("~/") else a for a in data["tmux"]]
@@ -194,6 +199,7 @@ class RemoteHost:
                 "relay.py": ((PKG / "relay.py").read_text(), 0o600),
             },
             "tmux": tmux,
+            "memo": [self._memo, self.spec.python],
             "relay": [f"~/{top}/swarm.sock", json.dumps(tmux), json.dumps(options)],
         })
         relay = None
@@ -202,8 +208,8 @@ class RemoteHost:
                 f"{{ {shlex.quote(self.spec.tmux)} -V; made=; "
                 + (self._session_setup() if self.session_in_setup else "")
                 # after tmux: its server must not hold the channel's stderr (fd 3) open
-                + f"}} 2>&1; exec 3>&2 2>&1; exec {shlex.quote(self.spec.python)} -c "
-                + f"{shlex.quote(BOOT)} $made")
+                + self._interpreter(top)
+                + f"}} 2>&1; exec 3>&2 2>&1; exec \"$p\" -c {shlex.quote(BOOT)} $made")
             relay.write(payload.encode() + b"\n")
             await relay.drain()
             lines: list[str] = []
@@ -219,6 +225,20 @@ class RemoteHost:
             raise
         self._relay = relay
         self._spawn(self._serve_relay(relay))
+
+    @property
+    def _memo(self) -> str:
+        return "python." + re.sub(r"[^A-Za-z0-9._-]", "_", self.name)
+
+    def _interpreter(self, top: str) -> str:
+        """Shell: $p, the Python that runs BOOT: the interpreter the configured `python`
+        led to last time on this node (BOOT records it), when it still starts; else the
+        configured one. A pyenv or conda shim costs ~90 ms of the node's CPU per start,
+        the interpreter behind it ~15 (Ansible remembers a host's interpreter likewise)."""
+        python = shlex.quote(self.spec.python)
+        memo = '"$HOME"/' + shlex.quote(f"{top}/{self._memo}")
+        return (f"w=; p=; {{ read -r w && read -r p; }} 2>/dev/null < {memo}; "
+                f'[ "$w" = {python} ] && [ -x "$p" ] && "$p" -c "" 2>/dev/null || p={python}; ')
 
     def _check_setup(self, lines: list[str]) -> None:
         """What the set-up printed: $HOME, tmux's version, the files written, the session."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import socket
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,14 @@ class NetnsNode:
     veth: str  # host side of the link
     addr: str
     sshd: subprocess.Popen[bytes] | None = None
+
+    def listening(self) -> bool:
+        """Whether its sshd accepts connections yet (it starts in the background)."""
+        try:
+            socket.create_connection((self.addr, 22), timeout=1).close()
+        except OSError:
+            return False
+        return True
 
     def cut(self) -> None:
         _run("ip", "link", "set", self.veth, "down")

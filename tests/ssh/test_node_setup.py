@@ -1,4 +1,5 @@
-"""A node's set-up over real OpenSSH is one shell and one Python (which becomes the relay).
+"""A node's set-up over real OpenSSH is one shell and one Python (which becomes the relay),
+the interpreter behind a shim once the node is known.
 What the node's tmux server, and so every agent's window, inherits is the shell's: never the
 environment a Python shim (pyenv) gives the set-up's Python, never the SSH channel's stderr
 (a server holding it would keep the session open after the relay ends).
@@ -13,6 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from swarm_tui.config.layout import load_layout
+from swarm_tui.hosts.registry import make_hosts
+from swarm_tui.hosts.ssh import SSHHost
+from swarm_tui.testing.waiting import wait_until
 from tests.ssh.conftest import real_nodes, serving
 from tests.ssh.test_cluster import until
 
@@ -43,3 +48,42 @@ async def test_the_agents_inherit_the_shell_not_the_set_up_python(
             # tmux's own pipe has both its ends; one end alone was inherited from its starter
             pipes = [t for t in fds.values() if t.startswith("pipe:")]
             assert all(pipes.count(t) == 2 for t in pipes), fds
+
+
+async def test_the_interpreter_behind_a_shim_is_remembered_and_forgotten_when_gone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    starts = tmp_path / "shim-starts"
+    shim = tmp_path / "python-shim"  # counts its starts: each costs a node ~90 ms with pyenv
+    shim.write_text(f'#!/bin/sh\necho started >> {starts}\nexec python3 "$@"\n')
+    shim.chmod(0o755)
+    layout = tmp_path / "memo.toml"
+    layout.write_text(f'name = "memo"\n[hosts.node1]\nssh = "node1"\npython = "{shim}"\n'
+                      '[[agents]]\nname = "A"\nhost = "node1"\ncli = "generic"\n'
+                      'command = "bash --norc --noprofile"\n')
+    with real_nodes(tmp_path, monkeypatch, "node1") as cluster:
+        wait_until(cluster.nodes["node1"].listening, 10, "node1's sshd listening")
+        host = make_hosts(load_layout(layout))["node1"]
+        assert isinstance(host, SSHHost)
+
+        def shim_starts() -> int:
+            return len(starts.read_text().splitlines()) if starts.exists() else 0
+
+        try:
+            await host.connect()  # first set-up on the node: through the shim
+            assert shim_starts() == 1
+            memo = Path(host.dir) / "python.node1"
+            wanted, interpreter = memo.read_text().splitlines()
+            assert wanted == str(shim) and Path(interpreter).resolve() != shim.resolve()
+            assert oct(memo.stat().st_mode & 0o777) == "0o600"
+            await host.connect()  # again (a reconnect): the interpreter behind the shim
+            assert shim_starts() == 1 and host.connected
+            memo.write_text(f"{shim}\n{tmp_path}/uninstalled/python3\n")  # pyenv uninstall
+            await host.connect()
+            assert shim_starts() == 2 and host.connected
+            assert memo.read_text().splitlines()[1] == interpreter  # learnt again
+            memo.write_text(f"python3\n{interpreter}\n")  # the layout's python changed since
+            await host.connect()
+            assert shim_starts() == 3 and host.connected
+        finally:
+            await host.kill_server()
+            await host.close()

@@ -54,16 +54,50 @@ def test_starting_to_idle_needs_the_idle_quiet_hold() -> None:
     quiet = MockAdapter.idle_quiet
     t.screen(STARTING)
     assert not t.evaluate(T0 + 0.5)
-    t.screen(IDLE_BOX)
     first_seen = T0 + 1.0
+    t.output(first_seen - 0.01)  # the prompt is drawn, and read at once
+    t.screen(IDLE_BOX)
     assert not t.evaluate(first_seen)
     assert not t.evaluate(first_seen + quiet * 0.5)
-    assert not t.evaluate(first_seen + quiet - 0.01)
+    assert not t.evaluate(first_seen + quiet - 0.02)
     assert t.state is AgentState.STARTING
     assert t.evaluate(first_seen + quiet + EPS)
     assert shown(t) is AgentState.IDLE
     assert t.since == first_seen + quiet + EPS
     assert not t.evaluate(first_seen + quiet + 5)  # no change: no second report
+
+
+def test_an_idle_screen_read_late_has_held_since_the_last_output() -> None:
+    # the prompt was drawn 1.5 s before the capture that reads it (a busy node): nothing was
+    # printed since, so the idle it shows has held that long; no second hold
+    t = mock_tracker()
+    t.output(T0 + 1.0)
+    t.screen(IDLE_BOX)
+    assert t.evaluate(T0 + 2.5)
+    assert shown(t) is AgentState.IDLE
+
+
+def test_output_after_an_idle_reading_keeps_the_hold() -> None:
+    # read idle, then the pane printed again (not yet read): the hold runs from the reading
+    t = mock_tracker()
+    quiet = MockAdapter.idle_quiet
+    t.output(T0 + 0.5)
+    t.screen(IDLE_BOX)
+    assert not t.evaluate(T0 + 1.0)
+    t.output(T0 + 1.1)
+    assert not t.evaluate(T0 + 1.0 + quiet - 0.01)
+    assert t.next_deadline() == pytest.approx(T0 + 1.0 + quiet)
+
+
+def test_a_muted_panes_late_idle_reading_still_holds() -> None:
+    # a muted pane's output times are known only once a second: never taken as quiet
+    t = mock_tracker()
+    quiet = MockAdapter.idle_quiet
+    t.output(T0 + 1.0)
+    t.streaming = True
+    t.screen(IDLE_BOX)
+    assert not t.evaluate(T0 + 2.5)
+    assert t.evaluate(T0 + 2.5 + quiet + EPS)
 
 
 def test_blank_screen_while_starting_stays_starting_for_box_readers() -> None:
@@ -109,8 +143,9 @@ def test_idle_after_work_needs_the_idle_quiet_hold() -> None:
     t.evaluate(now)
     t.evaluate(now + SETTLE + EPS)
     assert t.state is AgentState.WORKING
-    t.screen(IDLE_BOX)
     done = now + 5
+    t.output(done)  # the work ends by drawing the prompt, read at once
+    t.screen(IDLE_BOX)
     assert not t.evaluate(done)
     assert not t.evaluate(done + MockAdapter.idle_quiet - 0.01)
     assert t.evaluate(done + MockAdapter.idle_quiet + EPS)
@@ -243,6 +278,7 @@ def test_next_deadline() -> None:
     t = mock_tracker()
     # nothing read yet: the quiet time since start may change something
     assert t.next_deadline() == pytest.approx(T0 + MockAdapter.idle_quiet)
+    t.output(T0 + 0.2)  # the prompt drawn, read at once
     t.screen(IDLE_BOX)
     t.evaluate(T0 + 0.2)
     assert t.next_deadline() == pytest.approx(T0 + 0.2 + MockAdapter.idle_quiet)
