@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import math
 import time
 from collections.abc import Callable
 
@@ -104,6 +105,9 @@ class ScreenReader:
         self._scanned = 0.0  # when every agent's state deadline was last looked at
         self._resting = False  # at the last look every agent was idle, exited or unreachable
         self._muted: set[str] = set()  # agents whose %output is paused (see the module doc)
+        # no muted agent can be quiet before this (reports only push their times later): the
+        # muted are looked through about once a second, not at every round of captures
+        self._muted_next = math.inf
         self.wake = Wake()
 
     def set_visible(self, names: set[str]) -> None:
@@ -153,6 +157,15 @@ class ScreenReader:
         agent.tracker.output(now)
         agent.last_output_wall = time.time()
         self.mark(agent)
+
+    def mute(self, agent: Agent, now: float) -> None:
+        """Count the agent as muted from `now` (its `%output` pause is the caller's to ask):
+        tmux's activity reports stand for its output from here."""
+        agent.paused, agent.muted = False, True
+        agent.tracker.streaming = True
+        agent.activity_at = now
+        self._muted.add(agent.name)
+        self._muted_next = min(self._muted_next, now + MUTED_QUIET)
 
     def unmute(self, agent: Agent, quiet: bool = False) -> None:
         """Let the agent's `%output` flow again: its next read continues the pane. `quiet`:
@@ -228,10 +241,7 @@ class ScreenReader:
             if agent.adapter.reads_screen:  # (a tracker made anew needs its first reading)
                 agent.tracker.screen(agent.adapter.read(agent.plain_screen()))
             if self._mutes(agent, now):
-                agent.paused, agent.muted = False, True
-                agent.tracker.streaming = True
-                agent.activity_at = now
-                self._muted.add(agent.name)
+                self.mute(agent, now)
                 continues.append(f"refresh-client -A {quote(agent.pane + ':pause')}")
             elif agent.paused and not agent.muted:
                 agent.paused = False
@@ -340,7 +350,10 @@ class ScreenReader:
 
     def _quieted(self, now: float) -> list[Agent]:
         """Muted agents tmux has not reported active for MUTED_QUIET: unmuted, to be read."""
+        if now < self._muted_next:
+            return []
         found = []
+        self._muted_next = math.inf
         for name in list(self._muted):
             agent = self._agents.get(name)
             if agent is None or not agent.muted:
@@ -349,6 +362,8 @@ class ScreenReader:
                 self.unmute(agent, quiet=True)
                 if self._readable(agent):
                     found.append(agent)
+            else:
+                self._muted_next = min(self._muted_next, agent.activity_at + MUTED_QUIET)
         return found
 
     def _due(self, now: float) -> list[Agent]:
@@ -374,8 +389,8 @@ class ScreenReader:
     def _next_timeout(self) -> float | None:
         """Seconds until a capture falls due or a state may change on its own; None: never."""
         deadlines = [a.last_capture + VISIBLE_INTERVAL for a in self._shown()]
-        deadlines += [a.activity_at + MUTED_QUIET
-                      for name in self._muted if (a := self._agents.get(name)) is not None]
+        if self._muted:
+            deadlines.append(self._muted_next)
         if (head := self._hidden_head()) is not None:
             deadlines.append(head[0])
         if self._state_due is not None:

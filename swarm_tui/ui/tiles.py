@@ -78,6 +78,8 @@ CONSOLE = Console(width=10_000, color_system="truecolor", force_terminal=True)
 
 @lru_cache(maxsize=8192)
 def _segments(line: str) -> tuple[Segment, ...]:
+    if line.isprintable():  # a plain line (a log, a compiler's output): nothing to decode
+        return (Segment(line),)
     text = Text.from_ansi(line, end="")
     text.no_wrap = True
     return tuple(seg for seg in text.render(CONSOLE) if seg.text != "\n")

@@ -166,3 +166,19 @@ async def test_the_sidebar_says_every_state_alike_and_clear_of_its_scrollbar(tmp
         bar = sidebar.scrollable_content_region.right - sidebar.region.x
         assert all(line[bar - 1] == " " for line in text_of(sidebar).splitlines()
                    if len(line) >= bar), text_of(sidebar)
+
+
+@pytest.mark.parametrize("line", [
+    "A017 T 1764970000.123456", "", "   indented", "wide 日本語 x", "tab\there", "bell\x07x",
+    "\x1b[31mred\x1b[0m plain", "\x1b[1;38;5;208mbold orange\x1b[0m"])
+def test_a_plain_line_is_drawn_as_rich_decodes_it(line: str) -> None:
+    """A line with nothing to decode skips Rich's ANSI decoder; what it draws is the same."""
+    from rich.text import Text
+
+    from swarm_tui.ui.tiles import CONSOLE, _segments
+
+    text = Text.from_ansi(line, end="")
+    text.no_wrap = True
+    decoded = tuple(seg for seg in text.render(CONSOLE) if seg.text != "\n")
+    _segments.cache_clear()
+    assert _segments(line) == decoded

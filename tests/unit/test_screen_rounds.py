@@ -182,14 +182,16 @@ def test_a_muted_agent_counts_as_printing_until_tmux_stops_reporting_it(
     now = time.monotonic()
     agent.tracker.quiet_needed = 0.5  # quicker than tmux's reports
     agent.tracker.state = AgentState.WORKING
-    agent.muted = agent.tracker.streaming = True
-    agent.activity_at = now
-    reader._muted.add(agent.name)
+    reader.mute(agent, now)
     reader.activity(agent)  # a report: output in a new second
     assert agent.tracker.last_output >= now and agent.dirty
-    agent.dirty = False
-    agent.activity_at -= MUTED_QUIET - 0.1  # that report was a while ago
-    agent.tracker.last_output -= MUTED_QUIET - 0.1
+    assert reader._quieted(time.monotonic()) == []  # not looked through at every round
+    # again, muted and last reported a while ago
+    reader.unmute(agent)
+    agent.dirty, agent.tracker.state = False, AgentState.WORKING
+    earlier = time.monotonic() - (MUTED_QUIET - 0.1)
+    reader.mute(agent, earlier)
+    agent.tracker.last_output = earlier
     now = time.monotonic()
     assert not agent.tracker.evaluate(now)  # no report for 2 s: still working
     assert agent.state is AgentState.WORKING and agent.tracker.next_deadline() is None
@@ -206,9 +208,8 @@ def test_a_muted_agent_brought_on_screen_is_continued_at_once(tmp_path: Path) ->
     reader, agents = _reader(tmp_path, 2)
     reader.set_visible(set())
     agent = agents["A001"]
-    agent.muted = agent.tracker.streaming = True
+    reader.mute(agent, time.monotonic())
     agent.dirty = False
-    reader._muted.add(agent.name)
     reader.set_visible({"A001"})
     assert not agent.muted and agent.paused and agent.dirty
     assert agent in reader._due(time.monotonic() + 1)  # its read continues its pane
