@@ -108,14 +108,28 @@ class AreaCompositor(Compositor):
         # Textual only calls render_segments and __rich_console__ on what this returns
         return AreaUpdates(updates)  # type: ignore[return-value]
 
+    _alone_known: tuple[dict[Widget, tuple[Region, Region]], dict[Region, Widget | None]] | None \
+        = None
+
     def _alone(self, area: Region) -> Widget | None:
         """The widget that alone draws `area`: the front-most one there, whose whole region
-        is the area, unclipped (widgets behind it are covered; Textual does not blend)."""
-        for widget, (region, clip) in self.visible_widgets.items():  # front to back
+        is the area, unclipped (widgets behind it are covered; Textual does not blend).
+        Known per area until the layout changes (Textual makes a new `visible_widgets`):
+        a tile's area comes back at every line it prints."""
+        widgets = self.visible_widgets
+        known = self._alone_known
+        if known is None or known[0] is not widgets:
+            known = self._alone_known = (widgets, {})
+        if area in known[1]:
+            return known[1][area]
+        found = None
+        for widget, (region, clip) in widgets.items():  # front to back
             shown = region.intersection(clip)
             if shown.overlaps(area):
-                return widget if region == area and shown == region else None
-        return None
+                found = widget if region == area and shown == region else None
+                break
+        known[1][area] = found
+        return found
 
 
 class FleetScreen(Screen[None]):
