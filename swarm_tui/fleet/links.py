@@ -89,7 +89,9 @@ class HostLinks:
             reached = await asyncio.gather(*(reach(link) for link in links),
                                            return_exceptions=True)
             bad = [str(r) for r in reached if isinstance(r, ConfigError)]
-            if bad:
+            if bad:  # nothing starts: no node keeps a session made for it
+                await asyncio.gather(*(link.host.discard_session() for link in links),
+                                     return_exceptions=True)
                 raise ConfigError("\n".join(bad))
             results = [r if isinstance(r, BaseException) else None for r in reached]
         up = [link for link, r in zip(links, results, strict=True) if r is None]
@@ -111,7 +113,11 @@ class HostLinks:
         host = link.host
         if not reached:
             await host.connect()
-        await owner.prepare_worktrees(link, create=True, checked=reached)
+        try:
+            await owner.prepare_worktrees(link, create=True, checked=reached)
+        except ConfigError:
+            await host.discard_session()  # its agents do not start: no empty session left
+            raise
         await host.ensure_session(str(owner.loaded.path.parent.resolve())
                                   if link.name == LOCAL else "")
         control = await host.open_control(lambda event: self.on_event(link, event))

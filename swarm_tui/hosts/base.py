@@ -55,6 +55,10 @@ class Host(Protocol):
 
     async def ensure_session(self, cwd: str) -> bool: ...
 
+    async def discard_session(self) -> None:
+        """The start stopped before any window (a worktree cannot be made): remove the
+        fleet's session if connecting made it a moment ago (never one that was there)."""
+
     async def open_control(self, on_event: Callable[[Event], None]) -> ControlClient: ...
 
     def launch_context(self) -> LaunchContext: ...

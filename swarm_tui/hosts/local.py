@@ -134,6 +134,9 @@ class LocalHost:
         """Create the fleet's session if needed; return True if it already existed."""
         return await ensure_session(self, "-c", cwd)
 
+    async def discard_session(self) -> None:
+        pass  # made by ensure_session, after the checks that can stop a start
+
     async def open_control(self, on_event: Callable[[Event], None]) -> ControlClient:
         self._proc = await asyncio.create_subprocess_exec(
             *self.argv("-C", "attach-session", "-t", f"={self.session}",

@@ -329,6 +329,11 @@ class RemoteHost:
             return found
         return await ensure_session(self)
 
+    async def discard_session(self) -> None:
+        made, self._session_found = self._session_found is False, None
+        if made:
+            await self.run("kill-session", "-t", f"={self.session}")
+
     def _attach_args(self) -> list[str]:
         return ["-C", "attach-session", "-t", f"={self.session}", "-f",
                 "pause-after=5,ignore-size"]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from swarm_tui.errors import ConfigError
+from swarm_tui.paths import tmux_socket_name
 from swarm_tui.testing import netns
 from swarm_tui.testing.waiting import async_wait_until
 from tests.ssh.conftest import real_nodes, serving
@@ -87,3 +88,8 @@ async def test_repo_missing_on_the_node_starts_nothing(node, home, tmp_path, fle
         line = str(exc)
     assert line.startswith("agent 'Gauss' on node1: repo ") and "is not a git repository" in line
     assert "no agent was started" in line
+    # nor is an empty session left on the node (its set-up made one to start agents in)
+    socket = f"{tmux_socket_name(fleet_name)}-node1"
+    sessions = subprocess.run(["tmux", "-L", socket, "list-sessions"], capture_output=True,
+                              text=True)
+    assert sessions.returncode != 0 or not sessions.stdout.strip(), sessions.stdout
