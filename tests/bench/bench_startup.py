@@ -125,8 +125,11 @@ def env_has(marker: str, name: str) -> bool:
 
 
 def launch_parts(marker: str, agents: int) -> dict[str, float]:
-    own, reaped = trees_split(tmux_servers(marker))
-    return {"agents + tmux servers": own,
+    servers = tmux_servers(marker)
+    own, reaped = trees_split(servers)
+    t = proc_table()
+    server_own = sum(t[p][1] for p in servers if p in t)
+    return {"tmux servers": server_own, "agents": own - server_own,
             f"agents' launch ({reaped / max(1, agents) * 1000:.0f} ms each: shell, rc, shim)":
                 reaped}
 
