@@ -171,10 +171,14 @@ class RemoteHost:
     def _session_setup(self) -> str:
         """Shell: make the fleet's session unless it exists, and say which. Its server
         starts with no config (`-f /dev/null`: not the user's ~/.tmux.conf either); BOOT
-        gives it swarm's once the file is there, before any agent's window is made."""
+        gives it swarm's once the file is there, before any agent's window is made (and to
+        a server found without it: `@swarm_conf`, set by swarm.conf)."""
         tmux = shlex.join([self.spec.tmux, "-L", self.socket_name, "-f", "/dev/null"])
+        # found: given swarm's config unless it has it (made by a set-up that then failed)
         return (f"if {tmux} has-session -t {shlex.quote('=' + self.session)} 2>/dev/null; "
-                f"then echo SWARM-SESSION-FOUND; elif {tmux} new-session -d -s "
+                "then echo SWARM-SESSION-FOUND; "
+                f'[ "$({tmux} show-options -gqv @swarm_conf)" = 1 ] || made=made; '
+                f"elif {tmux} new-session -d -s "
                 f"{shlex.quote(self.session)} -n _swarm -x 120 -y 40 'sleep 2147483647'; "
                 "then echo SWARM-SESSION-MADE; made=made; fi; ")
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from swarm_tui.config.layout import load_layout
+from swarm_tui.errors import HostUnreachable
 from swarm_tui.hosts.registry import make_hosts
 from swarm_tui.hosts.ssh import SSHHost
 from swarm_tui.testing.waiting import wait_until
@@ -89,3 +90,31 @@ async def test_the_interpreter_behind_a_shim_is_remembered_and_forgotten_when_go
         finally:
             await host.kill_server()
             await host.close()
+
+
+async def test_a_session_left_by_a_failed_set_up_gets_swarms_tmux_config(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    def host_with(python: str) -> SSHHost:
+        layout = tmp_path / "left.toml"
+        layout.write_text(f'name = "left"\n[hosts.node1]\nssh = "node1"\npython = "{python}"\n'
+                          '[[agents]]\nname = "A"\nhost = "node1"\ncli = "generic"\n'
+                          'command = "bash --norc --noprofile"\n')
+        host = make_hosts(load_layout(layout))["node1"]
+        assert isinstance(host, SSHHost)
+        return host
+
+    with real_nodes(tmp_path, monkeypatch, "node1") as cluster:
+        wait_until(cluster.nodes["node1"].listening, 10, "node1's sshd listening")
+        broken, fixed = host_with("/nonexistent/python3"), host_with("python3")
+        try:
+            with pytest.raises(HostUnreachable, match="cannot run /nonexistent/python3"):
+                await broken.connect()  # the shell made the session; no Python came to it
+            await fixed.connect()  # the user fixed `python`: the session is found as it was
+            rc, mark = await fixed.run("show-options", "-gqv", "@swarm_conf")
+            assert (rc, mark.strip()) == (0, "1")
+            rc, env = await fixed.run("show-environment", "-g")
+            assert rc == 0 and "SSH_CLIENT=" not in env, env
+        finally:
+            await fixed.kill_server()
+            await fixed.close()
+            await broken.close()
