@@ -19,6 +19,10 @@ Nodes are network namespaces, each with its own address and a real OpenSSH `sshd
   stream  the same while a watcher (a FleetClient on the engine's socket, as the UI) shows 25
           tiles whose agents are working (the mock redraws 4 times a second).
 
+Rounds: the first is a first start of the fleet on these nodes; later ones start the same
+fleet (the same SWARM_HOME) again after it was stopped and its tmux servers killed, as after
+`swarm down` (what a node set-up left there, such as the interpreter it found, is kept).
+
 Start-up is CPU-bound on a small machine: the machine's CPU used (all processes, from
 /proc/stat) during each start-up is printed beside it, and, for swarm, by process name.
 Run (as root):
