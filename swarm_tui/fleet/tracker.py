@@ -91,6 +91,14 @@ class StateTracker:
         # idle from quiet time alone has already waited idle_quiet; a screen's idle must hold
         return 0.0 if self.reading.state is None else self.adapter.idle_quiet
 
+    def _held_since(self, wanted: AgentState) -> float:
+        """Since when the wanted state has held. A screen read after the pane's last output
+        has not changed since: the idle it shows has held from that output (a reading that
+        came late waits no longer); a muted pane's output times are too coarse for that."""
+        if wanted is AgentState.IDLE and self.reading.state is not None and not self.streaming:
+            return min(self._candidate_since, self.last_output)
+        return self._candidate_since
+
     def evaluate(self, now: float) -> bool:
         """Commit the wanted state once it has held long enough; True if the state changed."""
         wanted = self._wanted(now)
@@ -99,13 +107,7 @@ class StateTracker:
             return False
         if wanted is not self._candidate:
             self._candidate, self._candidate_since = wanted, now
-        hold = self._hold(wanted)
-        held = self._candidate_since
-        if wanted is AgentState.IDLE and self.reading.state is not None and not self.streaming:
-            # a screen read after the pane's last output has not changed since: the idle it
-            # shows has held from that output (a reading that came late waits no longer)
-            held = min(held, self.last_output)
-        if wanted is AgentState.EXITED or now - held >= hold:
+        if wanted is AgentState.EXITED or now - self._held_since(wanted) >= self._hold(wanted):
             self.state, self.since, self._candidate = wanted, now, None
             return True
         return False
@@ -113,11 +115,7 @@ class StateTracker:
     def next_deadline(self) -> float | None:
         """When `evaluate` may next change something without new input, if ever."""
         if self._candidate is not None:
-            held = self._candidate_since
-            if self._candidate is AgentState.IDLE and self.reading.state is not None \
-                    and not self.streaming:
-                held = min(held, self.last_output)
-            return held + self._hold(self._candidate)
+            return self._held_since(self._candidate) + self._hold(self._candidate)
         seen = self.reading.state
         if seen is not None and seen is not self.state and not self.dead:
             return self.since  # the screen already disagrees (e.g. after `typed`): look now

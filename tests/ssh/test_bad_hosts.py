@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import asyncssh
+import pytest
 
 from swarm_tui.agents.base import AgentState
 from swarm_tui.config.layout import load_layout
@@ -81,19 +82,14 @@ async def test_wrong_port_is_reported(cluster: SSHCluster, home: Path, tmp_path:
     await check(fleet, store, "cannot connect")
 
 
-async def test_node_without_tmux_is_reported(cluster: SSHCluster, home: Path, tmp_path: Path
-                                             ) -> None:
+@pytest.mark.parametrize(("missing", "expected"), [
+    ({"bad_tmux": "/nonexistent/tmux"}, "tmux not found on the node"),
+    ({"bad_python": "/nonexistent/python3"}, "cannot run /nonexistent/python3 on the node"),
+])
+async def test_node_without_tmux_or_python_is_reported(
+        cluster: SSHCluster, home: Path, tmp_path: Path, missing: dict[str, str],
+        expected: str) -> None:
     await cluster.add("good")
     await cluster.add("bad")
-    fleet, store = await start_and_read(
-        tmp_path, home, two_node_layout(tmp_path, bad_tmux="/nonexistent/tmux"))
-    await check(fleet, store, "tmux not found on the node")
-
-
-async def test_node_without_python_is_reported(cluster: SSHCluster, home: Path, tmp_path: Path
-                                               ) -> None:
-    await cluster.add("good")
-    await cluster.add("bad")
-    fleet, store = await start_and_read(
-        tmp_path, home, two_node_layout(tmp_path, bad_python="/nonexistent/python3"))
-    await check(fleet, store, "cannot run /nonexistent/python3 on the node")
+    fleet, store = await start_and_read(tmp_path, home, two_node_layout(tmp_path, **missing))
+    await check(fleet, store, expected)

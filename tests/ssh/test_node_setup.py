@@ -23,19 +23,29 @@ from tests.ssh.conftest import real_nodes, serving
 from tests.ssh.test_cluster import until
 
 
+def one_node(tmp: Path, fleet: str, python: str) -> Path:
+    """A layout: node1 with this `python`, one plain shell agent on it."""
+    layout = tmp / f"{fleet}.toml"
+    layout.write_text(f'name = "{fleet}"\n[hosts.node1]\nssh = "node1"\npython = "{python}"\n'
+                      '[[agents]]\nname = "Shell"\nhost = "node1"\ncli = "generic"\n'
+                      'command = "bash --norc --noprofile"\n')
+    return layout
+
+
+def node_host(layout: Path) -> SSHHost:
+    host = make_hosts(load_layout(layout))["node1"]
+    assert isinstance(host, SSHHost)
+    return host
+
+
 async def test_the_agents_inherit_the_shell_not_the_set_up_python(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     shim = tmp_path / "python-shim"  # what pyenv's shim does: PATH and a variable, then exec
     shim.write_text('#!/bin/sh\nPATH=/shim-leak/bin:$PATH SWARM_SHIM_LEAK=1 '
                     'exec python3 "$@"\n')
     shim.chmod(0o755)
-    layout = tmp_path / "setup.toml"
-    layout.write_text(
-        f'name = "setup"\n[hosts.node1]\nssh = "node1"\npython = "{shim}"\n'
-        '[[agents]]\nname = "Shell"\nhost = "node1"\ncli = "generic"\n'
-        'command = "bash --norc --noprofile"\n')
     with real_nodes(tmp_path, monkeypatch, "node1"):
-        async with serving(layout, home) as fleet:
+        async with serving(one_node(tmp_path, "setup", str(shim)), home) as fleet:
             link = fleet.links["node1"]
             await until(lambda: link.connected and bool(fleet.agents["Shell"].pane),
                         timeout=60, what=f"node1 up ({link.detail})")
@@ -57,14 +67,9 @@ async def test_the_interpreter_behind_a_shim_is_remembered_and_forgotten_when_go
     shim = tmp_path / "python-shim"  # counts its starts: each costs a node ~90 ms with pyenv
     shim.write_text(f'#!/bin/sh\necho started >> {starts}\nexec python3 "$@"\n')
     shim.chmod(0o755)
-    layout = tmp_path / "memo.toml"
-    layout.write_text(f'name = "memo"\n[hosts.node1]\nssh = "node1"\npython = "{shim}"\n'
-                      '[[agents]]\nname = "A"\nhost = "node1"\ncli = "generic"\n'
-                      'command = "bash --norc --noprofile"\n')
     with real_nodes(tmp_path, monkeypatch, "node1") as cluster:
         wait_until(cluster.nodes["node1"].listening, 10, "node1's sshd listening")
-        host = make_hosts(load_layout(layout))["node1"]
-        assert isinstance(host, SSHHost)
+        host = node_host(one_node(tmp_path, "memo", str(shim)))
 
         def shim_starts() -> int:
             return len(starts.read_text().splitlines()) if starts.exists() else 0
@@ -94,18 +99,10 @@ async def test_the_interpreter_behind_a_shim_is_remembered_and_forgotten_when_go
 
 async def test_a_session_left_by_a_failed_set_up_gets_swarms_tmux_config(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
-    def host_with(python: str) -> SSHHost:
-        layout = tmp_path / "left.toml"
-        layout.write_text(f'name = "left"\n[hosts.node1]\nssh = "node1"\npython = "{python}"\n'
-                          '[[agents]]\nname = "A"\nhost = "node1"\ncli = "generic"\n'
-                          'command = "bash --norc --noprofile"\n')
-        host = make_hosts(load_layout(layout))["node1"]
-        assert isinstance(host, SSHHost)
-        return host
-
     with real_nodes(tmp_path, monkeypatch, "node1") as cluster:
         wait_until(cluster.nodes["node1"].listening, 10, "node1's sshd listening")
-        broken, fixed = host_with("/nonexistent/python3"), host_with("python3")
+        broken = node_host(one_node(tmp_path, "left", "/nonexistent/python3"))
+        fixed = node_host(one_node(tmp_path, "left", "python3"))  # the user fixed `python`
         try:
             with pytest.raises(HostUnreachable, match="cannot run /nonexistent/python3"):
                 await broken.connect()  # the shell made the session; no Python came to it
