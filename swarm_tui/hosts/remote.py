@@ -183,11 +183,12 @@ class RemoteHost:
                 "then echo SWARM-SESSION-MADE; made=made; fi; ")
 
     async def _prepare(self) -> None:
-        """One command on the node (each costs a login shell there), one Python process
-        (BOOT): read $HOME and tmux's version, write swarm's client, relay, mock agent and
-        tmux config into its private directory, make the fleet's tmux session, then become
-        the node relay: the node's agents reach the engine through its socket (0600 in
-        0700), and this command's channel carries them."""
+        """One command on the node (each costs a login shell there): its shell says tmux's
+        version, makes the fleet's tmux session and picks the interpreter; its one Python
+        process (BOOT) says $HOME, writes swarm's client, relay, mock agent and tmux config
+        into its private directory, then becomes the node relay: the node's agents reach
+        the engine through its socket (0600 in 0700), and this command's channel carries
+        them."""
         top = f".cache/swarm/{self.socket_name}"
         tmux = [self.spec.tmux, "-L", self.socket_name, "-f", f"~/{top}/swarm.conf"]
         options = {"gpu": GPU_QUERY, "every": GPU_EVERY,
