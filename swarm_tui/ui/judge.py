@@ -94,7 +94,10 @@ class JudgePane(Vertical):
         return self.view.judge_name()
 
     def refresh_pane(self) -> None:
-        tile = self.query_one(AgentTile)
+        tiles = self.query(AgentTile)
+        if not tiles:  # its contents not composed yet, or gone (the app is closing)
+            return
+        tile = tiles.first()
         name = self.judge_agent_name()
         tile.show(name)
         log = self.view.work.judge_log[-12:]

@@ -120,3 +120,15 @@ def test_judge_shown_over_the_grid_at_120(snap_compare, tmp_path: Path) -> None:
 
 def test_judge_docked_at_200(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(SwarmApp(FakeClient(still_judged(tmp_path))), terminal_size=(200, 55))
+
+
+async def test_a_judge_pane_without_its_contents_is_not_refreshed(tmp_path: Path) -> None:
+    """A frame that comes while the app closes (its widgets already removed) finds the pane
+    empty: nothing to draw, and no error (it once failed a run at exit)."""
+    app = SwarmApp(FakeClient(judged_fleet(tmp_path)))
+    async with app.run_test(size=(200, 55)):
+        judge = app._judge
+        await until(lambda: judge.display and app._laid_out, what="the docked judge pane")
+        await judge.remove_children()
+        judge.refresh_pane()
+        assert not judge.query(AgentTile)
