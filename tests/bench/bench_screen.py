@@ -4,7 +4,8 @@ N agents (printers) each print `A017 T <unix time>` 5 times a second in one priv
 server. The "terminal" is a second tmux server with one W x H pane (window-size manual, no
 client); each viewer runs in that pane, one after another, and the bench samples the pane
 from outside every 25 ms (`capture-pane -p` down one control-mode client; its cost is not
-counted). Every (agent, stamp) seen for the first time gives latency = sample time - stamp.
+counted). Every (agent, stamp) seen for the first time gives latency = sample time - stamp
+(counted once a second sample shows it too: a row caught half rewritten is no line).
 
 Viewers, in this order, on the same agents (swarm's own tmux server throughout; swarm runs
 first so its engine starts once, and it runs only while swarm is measured):
@@ -83,7 +84,8 @@ class Result:
     worst: str = ""
     burst_max: float | None = None
     burst_shown: float | None = None  # seconds from the burst to its lines on screen
-    points: list[tuple[float, str, float]] = field(default_factory=list)  # t, agent, ms
+    # t, agent, ms, stamp
+    points: list[tuple[float, str, float, str]] = field(default_factory=list)
 
 
 def measure(
@@ -96,6 +98,10 @@ def measure(
 ) -> Result:
     """Sample the terminal for WARMUP + `seconds`; CPU, latency and the rest over `seconds`."""
     res, seen, names, procs = Result(name), set(), set(), {"server": server, "term": term.pid}
+    # a line counts once a second sample shows it too, from its first sighting: a sample can
+    # catch a row half rewritten (the terminal between two reads of the viewer's output),
+    # whose text is a stamp no printer printed and that is gone at the next sample
+    first: dict[tuple[str, str], float] = {}
     t_end = time.time() + WARMUP + seconds
     c0, t0, burst_at, burst_t, worst = None, 0.0, 0.0, 0.0, 0.0
     while (now := time.time()) < t_end:
@@ -113,16 +119,20 @@ def measure(
             key = (m[1], m[2])
             if key in seen:
                 continue
+            if key not in first:
+                first[key] = got
+                continue
             seen.add(key)
             names.add(m[1])
-            if c0 is not None:
-                ms = (got - float(m[2])) * 1000
+            at = first.pop(key)
+            if c0 is not None and at >= t0:
+                ms = (at - float(m[2])) * 1000
                 res.lat.append(ms)
-                res.points.append((got - t0, m[1], ms))
-                if ms > 300 and (not res.slow or got - t0 - res.slow[-1] > 0.5):
-                    res.slow.append(got - t0)
+                res.points.append((at - t0, m[1], ms, m[2]))
+                if ms > 300 and (not res.slow or at - t0 - res.slow[-1] > 0.5):
+                    res.slow.append(at - t0)
                 if ms > worst:
-                    worst, res.worst = ms, f"{m[1]} at +{got - t0:.1f} s"
+                    worst, res.worst = ms, f"{m[1]} at +{at - t0:.1f} s"
                 if burst_t and m[1] != "A000" and 0 <= float(m[2]) - burst_t <= 2:
                     res.burst_max = max(res.burst_max or 0.0, ms)
         time.sleep(max(0.0, SAMPLE - (time.time() - now)))
@@ -377,7 +387,7 @@ def main() -> int:
     p.add_argument("--size", default="200x55", help="the terminal, COLSxROWS")
     p.add_argument("--profile", metavar="DIR", help="py-spy the engine and the view (swarm)")
     p.add_argument("--only", choices=("swarm", "polling", "tmux"), help="one viewer (+ none)")
-    p.add_argument("--trace", help="write every latency seen (viewer,t,agent,ms) to this CSV")
+    p.add_argument("--trace", help="write every latency seen (viewer,t,agent,ms,stamp) to this CSV")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--idle", action="store_true", help="agents that print nothing")
     mode.add_argument("--burst", action="store_true", help="one agent prints 10,000 lines")
@@ -405,7 +415,8 @@ def main() -> int:
     if a.trace:
         with open(a.trace, "w") as f:
             f.writelines(
-                f"{v},{t:.3f},{n},{ms:.1f}\n" for v, r in results.items() for t, n, ms in r.points
+                f"{v},{t:.3f},{n},{ms:.1f},{stamp}\n"
+                for v, r in results.items() for t, n, ms, stamp in r.points
             )
     return 0
 
