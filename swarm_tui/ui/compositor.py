@@ -133,7 +133,8 @@ class AreaCompositor(Compositor):
 
 
 class FleetScreen(Screen[None]):
-    """The app's main screen, drawn by an `AreaCompositor`."""
+    """The app's main screen, drawn by an `AreaCompositor`, with a short way to redraw a
+    tile whose text changed."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -141,3 +142,21 @@ class FleetScreen(Screen[None]):
         if isinstance(compositor, Compositor) and isinstance(
                 getattr(compositor, "_dirty_regions", None), set):
             self._compositor = AreaCompositor()
+        # Textual's parts `redraw` leans on (a Textual without them: `refresh` as usual)
+        self._short_redraw = isinstance(getattr(self, "_dirty_widgets", None), set) \
+            and hasattr(Screen, "_update_timer") and hasattr(Widget, "_set_dirty")
+
+    def redraw(self, widget: Widget) -> None:
+        """`widget`'s content changed, nothing of its size, place or styles (a tile's new
+        screen): drawn at the next frame. Textual's `refresh` gets there in a round of four
+        messages (Idle to the widget, Update and Idle to the screen) and clears the widget's
+        style caches: a fifth of the view's time with 25 tiles printing. This marks it as
+        the screen's Update handler does and wakes the frame timer as its Idle handler
+        does. Under another screen (a dialog), Textual's own way."""
+        if not (self._short_redraw and self.is_current and not self.app._batch_count
+                and widget in self._compositor.visible_widgets):
+            widget.refresh()
+            return
+        widget._set_dirty()
+        self._dirty_widgets.add(widget)
+        self._update_timer.resume()

@@ -16,6 +16,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.color import Color
 from textual.containers import Container
+from textual.dom import NoScreen
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
@@ -24,6 +25,7 @@ from textual.widget import Widget
 from swarm_tui.protocol.client import FleetView
 from swarm_tui.protocol.models import AgentView
 from swarm_tui.ui.asking import asking, banner
+from swarm_tui.ui.compositor import FleetScreen
 from swarm_tui.ui.durations import since
 from swarm_tui.ui.fit import Part, fit
 
@@ -208,7 +210,15 @@ class AgentTile(Widget):
         self._lines = squeeze(self.view.screens.get(name, [])) if name else []
         if self._banner:
             self._lines += self._banner
-        self.refresh(layout=False)
+        try:
+            screen = self.screen
+        except NoScreen:  # not mounted yet, or gone
+            self.refresh()
+            return
+        if isinstance(screen, FleetScreen):
+            screen.redraw(self)
+        else:
+            self.refresh()
 
     def update_state(self, marked: bool = False, link_down: float | None = None) -> None:
         agent = self.agent

@@ -8,7 +8,11 @@ import asyncio
 import re
 from pathlib import Path
 
+from textual.screen import Screen
+
 from swarm_tui.ui.app import SwarmApp
+from swarm_tui.ui.compositor import FleetScreen
+from swarm_tui.ui.help import HelpScreen
 from swarm_tui.ui.sidebar import Sidebar
 from tests.ui.conftest import FakeClient, still_fleet, text_of, until
 
@@ -69,6 +73,50 @@ async def test_the_view_sleeps_while_nothing_changes_and_draws_a_change_at_once(
         app.bridge.notice("woken by a notice")  # through the sleeping frame timer
         await until(lambda: any("woken by a notice" in n.message for n in app._notifications),
                     timeout=1.0, what="the timer woken by the change")
+
+
+async def test_a_new_screen_reaches_the_terminal_also_under_a_dialog(tmp_path: Path) -> None:
+    """A tile's new screen makes the next frame due at once and is written to the terminal
+    then (the fleet screen's short redraw); under a dialog (help) the tile still takes it,
+    and shows it when the dialog closes."""
+    app = SwarmApp(FakeClient(still_fleet(tmp_path, count=4)))
+    written: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        display = app._display
+
+        def recorded(screen: Screen[object], update: object) -> None:
+            if update is not None:
+                written.append(update.render_segments(app.console))  # type: ignore[attr-defined]
+            display(screen, update)  # type: ignore[arg-type]
+
+        app._display = recorded  # type: ignore[method-assign]
+        tile = app._tiles[2]
+        await until(lambda: tile.name_shown is not None and tile.region, what="a tile laid out")
+        name = tile.name_shown
+        assert name is not None and isinstance(app.screen, FleetScreen)
+        screen = app.screen
+        for n in range(3):
+            await until(lambda: not screen._update_timer._active.is_set()
+                        and not app._batch_count,  # (a widget being recomposed holds frames)
+                        what="no frame due (the frame timer asleep)")
+            app.view.screens[name] = [f"printed line {i}" for i in range(n + 1)]
+            app.bridge.screen_changed(name)
+            # due at once: no round of Idle and Update messages first
+            assert tile in screen._dirty_widgets and screen._update_timer._active.is_set()
+            await until(lambda: not screen._update_timer._active.is_set(),
+                        what="that frame drawn")
+            assert any(f"printed line {n}" in w for w in written), "".join(written)[-400:]
+        await pilot.press("question_mark")
+        await until(lambda: isinstance(app.screen, HelpScreen), what="the help screen")
+        app.view.screens[name] = ["printed under the dialog"]
+        app.bridge.screen_changed(name)
+        await until(lambda: "printed under the dialog" in text_of(tile),
+                    what="the tile updated under the dialog")
+        await pilot.press("escape")
+        await until(lambda: isinstance(app.screen, FleetScreen), what="the dialog closed")
+        await until(lambda: "printed under the dialog" in text_of(app.screen),
+                    what="the tile shown with what came under the dialog",
+                    detail=lambda: text_of(app.screen))
 
 
 async def test_the_sidebar_keeps_the_selected_agent_in_view(tmp_path: Path) -> None:
