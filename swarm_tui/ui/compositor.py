@@ -63,6 +63,16 @@ class AreaUpdates(CompositorUpdate):
         return "".join(update.render_segments(console) for update in self.updates)
 
 
+class RowsUpdate(LayoutUpdate):
+    """A tile's rows written in place: Textual's `LayoutUpdate` with the cursor moves
+    written as text (it makes a Rich `Control` object for each row of every update)."""
+
+    def render_segments(self, console: Console) -> str:
+        x, top = self.region.x + 1, self.region.y + 1
+        return "\n".join([f"\x1b[{y};{x}H" + "".join([strip.render(console) for strip in line])
+                          for y, line in enumerate(self.strips, top)])
+
+
 class AreaCompositor(Compositor):
     """Textual's compositor, with a partial update drawn area by area, each from only the
     widgets whose visible part lies under it."""
@@ -97,7 +107,7 @@ class AreaCompositor(Compositor):
                 # one widget draws the whole area (a tile that printed a line): its rows
                 # as they are, with no cutting and joining
                 strips = widget.render_lines(Region(0, 0, area.width, area.height))
-                updates.append(LayoutUpdate([[strip] for strip in strips], area))
+                updates.append(RowsUpdate([[strip] for strip in strips], area))
                 continue
             dirty.update(r for r in pending if area.contains_region(r.intersection(screen)))
             if (update := super().render_partial_update()) is not None:
@@ -153,7 +163,8 @@ class FleetScreen(Screen[None]):
         style caches: a fifth of the view's time with 25 tiles printing. This marks it as
         the screen's Update handler does and wakes the frame timer as its Idle handler
         does. Under another screen (a dialog), Textual's own way."""
-        if not (self._short_redraw and self.is_current and not self.app._batch_count
+        app = self.app
+        if not (self._short_redraw and app.screen is self and not app._batch_count
                 and widget in self._compositor.visible_widgets):
             widget.refresh()
             return

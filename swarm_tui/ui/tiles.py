@@ -19,6 +19,7 @@ from textual.containers import Container
 from textual.dom import NoScreen
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -188,11 +189,12 @@ class AgentTile(Widget):
         self._lines: list[str] = []
         self._banner: list[str] = []  # a dialog's question and options, under the screen
         self._rows: dict[object, Strip] = {}  # finished rows of the last render, by content
-        self._look: tuple[object, int] | None = None
+        self._look: tuple[object, tuple[int, int, int]] | None = None
         # (look, left edge, right edge, background, inner width) of a content row
         self._edges: tuple[int, list[Segment], list[Segment], Color, int] | None = None
         self._last: tuple[object, list[str], list[Strip]] | None = None
         self._title_of: tuple[bool, float | None] = (False, None)  # (marked, link down since)
+        self._home: Screen[object] | None = None  # the screen it is on, once looked up
 
     @property
     def agent(self) -> AgentView | None:
@@ -210,13 +212,15 @@ class AgentTile(Widget):
         self._lines = squeeze(self.view.screens.get(name, [])) if name else []
         if self._banner:
             self._lines += self._banner
-        try:
-            screen = self.screen
-        except NoScreen:  # not mounted yet, or gone
-            self.refresh()
-            return
+        screen = self._home
+        if screen is None:  # looked up once: a tile stays on the screen it was made on
+            try:
+                screen = self._home = self.screen
+            except NoScreen:  # not mounted yet
+                self.refresh()
+                return
         if isinstance(screen, FleetScreen):
-            screen.redraw(self)
+            screen.redraw(self)  # (a tile since removed is not drawn: Textual's way, then)
         else:
             self.refresh()
 
@@ -267,16 +271,19 @@ class AgentTile(Widget):
         self._look = None  # a class, the theme or the stylesheet changed: styles again
         super().notify_style_update()
 
-    def _look_of(self, width: int) -> int:
-        """Everything that draws a row besides its text, as one hash; re-read only when a
-        cheap check (size, classes, theme, filters) or a style update says it may differ."""
+    def _look_of(self, width: int, height: int) -> tuple[int, int, int]:
+        """Everything that draws a row besides its text, as one hash, and where the agent's
+        screen is (its first row and how many: inside the border and padding); re-read
+        only when a cheap check (size, classes, theme, filters) or a style update says they
+        may differ."""
         filters = self.get_line_filters()
-        cheap = (width, self.classes, self.app.theme, tuple(id(f) for f in filters))
+        cheap = (width, height, self.classes, self.app.theme, tuple(id(f) for f in filters))
         if self._look is None or self._look[0] != cheap:
             styles = self.styles
-            look = hash((cheap, styles.border, styles.tint, self.background_colors,
-                         self.opacity))
-            self._look = (cheap, look)
+            look = hash((cheap[0], cheap[2:], styles.border, styles.tint,
+                         self.background_colors, self.opacity))
+            inside = self.content_region
+            self._look = (cheap, (look, inside.y - self.region.y, inside.height))
         return self._look[1]
 
     def render_lines(self, crop: Region) -> list[Strip]:
@@ -285,13 +292,11 @@ class AgentTile(Widget):
         whole tile. A row is keyed by what it shows and by every style that draws it; a
         tile with nothing new (another tile changed) returns what it drew last."""
         width, height = self.outer_size
-        look = self._look_of(width)
+        look, top, inner = self._look_of(width, height)
         state = (crop, look, height, str(self.border_title), str(self.border_subtitle))
         last = self._last
         if last is not None and last[0] == state and last[1] is self._lines:
             return last[2]
-        top = self.content_region.y - self.region.y
-        inner = self.content_region.height
         rows: dict[object, Strip] = {}
         out = []
         for y in crop.line_range:

@@ -6,12 +6,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets._toast import Toast
 
 from swarm_tui.ui.app import SwarmApp
-from swarm_tui.ui.compositor import AreaCompositor, AreaUpdates, areas
+from swarm_tui.ui.compositor import AreaCompositor, AreaUpdates, RowsUpdate, areas
 from swarm_tui.ui.tiles import AgentTile
 from tests.ui.conftest import FakeClient, still_fleet, until
 
@@ -54,6 +58,20 @@ def test_areas_keep_tiles_apart_and_merge_what_overlaps() -> None:
     assert areas([far, a, Region(0, 0, 0, 0)]) == [a, far]
 
 
+def test_a_tiles_rows_are_written_as_textual_writes_them() -> None:
+    """Rows written in place are the bytes Textual's LayoutUpdate writes (plain, styled,
+    wide characters; at the screen's corner and inside it)."""
+    console = Console(color_system="truecolor", force_terminal=True, width=200)
+    rows = [[Strip([Segment("plain row   ")])],
+            [Strip([Segment("bold ", Style(bold=True)), Segment("red", Style(color="red")),
+                    Segment(" 日本", Style(bgcolor="#102030"))])],
+            [Strip([Segment(" " * 12, Style(bgcolor="blue"))])]]
+    for region in (Region(0, 0, 12, 3), Region(37, 14, 12, 3)):
+        ours = RowsUpdate(rows, region).render_segments(console)
+        assert ours == LayoutUpdate(rows, region).render_segments(console)
+        assert ours.startswith(f"\x1b[{region.y + 1};{region.x + 1}H")
+
+
 async def test_two_far_tiles_are_drawn_alone_and_the_same(tmp_path: Path) -> None:
     app = SwarmApp(FakeClient(still_fleet(tmp_path, count=12)))
     async with app.run_test(size=(160, 48), notifications=True):
@@ -93,7 +111,7 @@ async def test_two_far_tiles_are_drawn_alone_and_the_same(tmp_path: Path) -> Non
         compositor._dirty_regions.update({first.region, last.region})
         update = compositor.render_partial_update()
         assert isinstance(update, AreaUpdates)  # each tile drawn as its rows, uncut
-        assert [type(u) for u in update.updates] == [LayoutUpdate, LayoutUpdate]
+        assert [type(u) for u in update.updates] == [RowsUpdate, RowsUpdate]
 
         # a notification over the last tile: that area is cut and joined (the toast on top)
         app.notify("a toast over the corner tile " * 3, timeout=30)
@@ -106,4 +124,4 @@ async def test_two_far_tiles_are_drawn_alone_and_the_same(tmp_path: Path) -> Non
         compositor._dirty_regions.update({first.region, last.region})
         update = compositor.render_partial_update()
         assert isinstance(update, AreaUpdates)
-        assert [type(u) for u in update.updates] == [LayoutUpdate, ChopsUpdate]
+        assert [type(u) for u in update.updates] == [RowsUpdate, ChopsUpdate]
