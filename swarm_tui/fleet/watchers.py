@@ -36,13 +36,13 @@ from swarm_tui.protocol.models import (
     Notice,
     NotifyView,
     ReminderView,
-    ScreenChanged,
     Snapshot,
     TaskView,
     VerdictView,
     Work,
     WorkChanged,
     encode,
+    encode_screen,
 )
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ class Watcher:
                 data = b"".join(
                     [encode(e) for e in events]
                     + [encode(AgentChanged(agent=v)) for v in agents.values()]
-                    + [encode(ScreenChanged(name=n, lines=lines)) for n, lines in screens.items()])
+                    + [encode_screen(n, lines) for n, lines in screens.items()])
                 self.writer.write(data)
                 await asyncio.wait_for(self.writer.drain(), WRITE_WAIT)
         except (OSError, ConnectionError, TimeoutError):

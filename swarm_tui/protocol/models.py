@@ -11,6 +11,7 @@ each other.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -297,6 +298,13 @@ EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
 
 def encode(event: BaseModel) -> bytes:
     return event.model_dump_json().encode() + b"\n"
+
+
+def encode_screen(name: str, lines: list[str]) -> bytes:
+    """`encode(ScreenChanged(name=name, lines=lines))`, without building the model: the
+    engine sends one for every screen a tile shows change (hundreds a second)."""
+    return json.dumps({"event": "screen", "name": name, "lines": lines}, ensure_ascii=False,
+                      separators=(",", ":")).encode() + b"\n"
 
 
 def decode(line: bytes | str) -> Any:

@@ -91,16 +91,15 @@ class ControlParser:
     _block_head: tuple[int, bool] = (0, False)
 
     def feed(self, chunk: bytes) -> Iterator[Event]:
-        self._buf += chunk
-        while True:
-            nl = self._buf.find(b"\n")
-            if nl < 0:
-                return
-            line = bytes(self._buf[:nl])
-            del self._buf[: nl + 1]
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            event = self._line(line)
+        if b"\n" not in chunk:
+            self._buf += chunk
+            return
+        # the chunk cut into lines at once (a capture's reply is dozens of them), the
+        # unfinished last one kept for the next chunk
+        *lines, rest = (bytes(self._buf) + chunk if self._buf else chunk).split(b"\n")
+        self._buf = bytearray(rest)
+        for line in lines:
+            event = self._line(line[:-1] if line.endswith(b"\r") else line)
             if event is not None:
                 yield event
 
