@@ -21,10 +21,22 @@ def test_zoomed_agent(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-
 
 
 def test_prompt_over_marked_agents(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from textual.widgets import TextArea
+
     app = SwarmApp(FakeClient(still_fleet(tmp_path)))
-    assert snap_compare(app, terminal_size=(160, 48),
-                        press=["space", "right", "space", "i", *"run the tests", "ctrl+j",
-                               *"then report"])
+
+    async def type_a_prompt(pilot) -> None:  # type: ignore[no-untyped-def]
+        from swarm_tui.ui.prompt import PromptScreen
+        from tests.ui.conftest import until
+
+        await pilot.press("space", "right", "space", "i")
+        await until(lambda: isinstance(app.screen, PromptScreen), what="the prompt")
+        # a steady cursor: a blinking one is drawn or not by when the picture is taken (a
+        # slow machine took it in the dark half of a blink)
+        app.screen.query_one(TextArea).cursor_blink = False
+        await pilot.press(*"run the tests", "ctrl+j", *"then report")
+
+    assert snap_compare(app, terminal_size=(160, 48), run_before=type_a_prompt)
 
 
 def test_small_terminal_pages(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
