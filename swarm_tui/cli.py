@@ -8,7 +8,6 @@ token in the environment make it the sender.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import subprocess
 import sys
@@ -30,7 +29,6 @@ from swarm_tui.client import (
 )
 from swarm_tui.errors import SwarmError
 from swarm_tui.gitverbs import add_verbs, cmd_diff, cmd_merge
-from swarm_tui.up import owner_pid, up, watch
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -143,10 +141,14 @@ def main(argv: list[str] | None = None) -> None:
 
 # ---------------------------------------------------------------------------- fleet owner
 def cmd_demo(args: argparse.Namespace) -> int:
+    from swarm_tui.up import up
+
     return up(str(ROOT / "layouts" / "demo.toml"), args.headless, args.fresh, args.log)
 
 
 def cmd_up(args: argparse.Namespace) -> int:
+    from swarm_tui.up import up
+
     layout = args.layout or _choose_layout()
     return up(layout, args.headless, args.fresh, args.log)
 
@@ -197,6 +199,8 @@ def _choose_layout() -> str:
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
+    from swarm_tui.up import watch
+
     if args.ssh:
         from swarm_tui.tunnel import Tunnel
 
@@ -254,6 +258,8 @@ def cmd_logs(args: argparse.Namespace) -> int:
 
 
 def cmd_down(args: argparse.Namespace) -> int:
+    import asyncio
+
     from swarm_tui.config.layout import load_layout, resolve_layout
     from swarm_tui.fleet.worktrees import clean
     from swarm_tui.hosts import slurm
@@ -330,6 +336,8 @@ def _settle_journal(fleet: str, timeout: float = 15.0) -> str:
             break
         except FleetBusy:
             if time.monotonic() > deadline:
+                from swarm_tui.up import owner_pid
+
                 return (f"the journal is not settled: swarm pid {owner_pid(fleet)} still runs "
                         "the fleet (its queued messages stay queued)")
             time.sleep(0.1)  # the engine is on its way out
@@ -350,6 +358,8 @@ def _settle_journal(fleet: str, timeout: float = 15.0) -> str:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    import asyncio
+
     from swarm_tui.config.layout import load_layout, resolve_layout
     from swarm_tui.fleet.doctor import doctor
 
@@ -397,6 +407,8 @@ CHOICES = {"y": "yes", "yes": "yes", "n": "no", "no": "no",
 
 
 def cmd_answer(args: argparse.Namespace) -> int:
+    import asyncio
+
     from swarm_tui.protocol.client import FleetClient, Unreachable
     from swarm_tui.protocol.client import Refused as NotDone
 

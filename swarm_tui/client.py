@@ -14,6 +14,7 @@ import json
 import os
 import re
 import socket
+import struct
 import sys
 import time
 from collections.abc import Callable
@@ -78,26 +79,33 @@ def _gone(path: Path, why: str) -> str:
 
 
 def _connect(path: Path, timeout: float) -> socket.socket:
-    """A connection to the engine; while its queue of connections is full (it is busy), tried
-    again for up to CONNECT_RETRY seconds."""
+    """A connection to the engine. While its queue of connections is full (it is busy, or
+    flooded), the kernel holds the connect until there is room, for up to CONNECT_RETRY
+    seconds: a client waits in line instead of polling for a free place."""
     deadline = time.monotonic() + CONNECT_RETRY
     while True:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(timeout + ANSWER_GRACE)
+        left = max(0.01, deadline - time.monotonic())
+        try:  # a blocking connect waits for room as long as the send timeout says
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
+                            struct.pack("ll", int(left), int(left % 1 * 1e6)))
+        except (OSError, struct.error):  # not this platform's timeval: poll below instead
+            sock.settimeout(0)
         try:
             sock.connect(str(path))
+            sock.settimeout(timeout + ANSWER_GRACE)
             return sock
         except (FileNotFoundError, ConnectionRefusedError):
             sock.close()
             raise NoEngine(f"no swarm is running on {path} (start one: swarm demo, or swarm "
                            "up LAYOUT)") from None
-        except OSError as exc:  # EAGAIN or a timeout: its queue of connections is full
+        except OSError as exc:  # EAGAIN: its queue stayed full
             sock.close()
             if time.monotonic() >= deadline:
-                raise ClientError(f"swarm on {path} did not take the connection ("
-                                  f"{exc.strerror or 'timed out'}): nothing was sent; try "
-                                  "again") from None
-            time.sleep(0.05)  # a retry interval, not a wait for an event
+                raise ClientError(f"swarm on {path} did not take the connection within "
+                                  f"{CONNECT_RETRY:.0f} s ({exc.strerror or 'timed out'}): "
+                                  "nothing was sent; try again") from None
+            time.sleep(0.01)  # a retry interval (a signal or no kernel wait), not a sync
 
 
 def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:

@@ -9,7 +9,6 @@ that started it shows its start-up lines until its socket answers, then the UI a
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
@@ -51,6 +50,8 @@ def log_to(path: Path) -> None:
 
 async def keep_log(path: Path) -> None:
     """Rotate the engine's own log while it runs."""
+    import asyncio  # the engine's: `swarm send` and `ls` start without it
+
     while True:
         await asyncio.sleep(LOG_CHECK)
         try:

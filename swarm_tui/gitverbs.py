@@ -13,7 +13,6 @@ from typing import Any
 
 from swarm_tui import paths
 from swarm_tui.client import ClientError, Refused, find_socket, request
-from swarm_tui.protocol.models import DiffView
 
 # what a terminal would act on, kept out of what is printed to one (a patch line may hold
 # anything an agent wrote)
@@ -64,6 +63,8 @@ def _ask(args: argparse.Namespace, payload: dict[str, Any], timeout: float) -> d
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from swarm_tui.protocol.models import DiffView  # pydantic: not for every `swarm` verb
+
     reply = _ask(args, {"op": "diff", "agent": args.name, "stat": args.stat}, timeout=60)
     view = DiffView.model_validate(reply["diff"])
     tty = sys.stdout.isatty()

@@ -137,6 +137,9 @@ class FleetServer:
         self.readers = Readers()  # history and grep: a few at once
         self.stop_requested = asyncio.Event()  # `swarm stop`: the engine goes, agents stay
         self._handlers: set[asyncio.Task[object]] = set()  # connections being served
+        # connections that have not sent their request yet, oldest first, with their peer:
+        # when the engine is full, one of these goes to make room (see _make_room)
+        self._asking: dict[asyncio.Task[object], tuple[asyncio.StreamWriter, int]] = {}
         self._ended: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -178,14 +181,30 @@ class FleetServer:
 
     def _crowded(self, peer: int) -> str:
         """Why a new connection is refused, or "" (nodes' requests come through their
-        relays, which bound their own)."""
-        if sum(self._open.values()) > self.limit:
-            return (f"swarm has {self.limit} connections open, its limit: nothing was done; "
-                    "try again in a few seconds")
+        relays, which bound their own). When all connections are taken, the one that has
+        waited longest without asking anything is closed to make room: idle connections
+        cannot keep a client that asks at once from being served."""
         if peer and self._open[peer] > PER_CLIENT:
             return (f"process {peer} has {PER_CLIENT} connections to swarm open, the limit "
                     "for one process: nothing was done")
+        if sum(self._open.values()) > self.limit and not self._make_room():
+            return (f"swarm has {self.limit} connections open, its limit: nothing was done; "
+                    "try again in a few seconds")
         return ""
+
+    def _make_room(self) -> bool:
+        """Close a connection that has not sent its request: the oldest of the process that
+        holds the most connections (a flood's, not the one a `swarm send` opened). False if
+        every connection has asked."""
+        if not self._asking:
+            return False
+        most = max(self._open[peer] for _, peer in self._asking.values())
+        task = next(t for t, (_, peer) in self._asking.items() if self._open[peer] == most)
+        writer, _ = self._asking.pop(task)
+        writer.write(json.dumps({"ok": False, "error": "swarm was full and this connection "
+                                 "had asked nothing: closed"}).encode() + b"\n")
+        task.cancel()  # its handler closes it and gives back its count
+        return True
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = peer_pid(writer.get_extra_info("socket")) or 0
@@ -197,12 +216,17 @@ class FleetServer:
             if crowded := self._crowded(peer):  # said and closed at once: no descriptor held
                 writer.write(json.dumps({"ok": False, "error": crowded}).encode() + b"\n")
                 return
+            if task is not None:
+                self._asking[task] = (writer, peer)
             try:  # a connection that never asks must not hold a descriptor for good
                 line = await asyncio.wait_for(reader.readline(), REQUEST_WAIT)
             except TimeoutError:
                 return
             except (ValueError, asyncio.LimitOverrunError):
                 line = None  # longer than the limit: answered as such below
+            finally:
+                if task is not None:
+                    self._asking.pop(task, None)
             if line is not None and b'"watch"' in line[:200] and _is_watch(line):
                 await self._watch(line, reader, writer)
                 return

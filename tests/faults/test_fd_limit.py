@@ -4,9 +4,10 @@
 raw connections to its socket than the limit allows (and hold them, never asking anything).
 Meanwhile:
 
-- `swarm ls` and `swarm send` answer promptly: success, or one clear line, within seconds;
-- a send reported as failed is never delivered later (a retry would type it twice), and a
-  send reported as queued is delivered exactly once;
+- `swarm ls` and `swarm send` are served promptly, every one: the idle connections give
+  way (the engine closes the oldest idle one of the process holding the most), and a client
+  waits in the kernel's line for the full listen queue instead of giving up;
+- a send is delivered exactly once;
 - the engine's log and stderr stay small (no megabytes of accept() tracebacks);
 - once the flood is gone the fleet works as before.
 """
@@ -88,13 +89,6 @@ def timed(box: Sandbox, *args: str) -> tuple[float, subprocess.CompletedProcess[
     return time.monotonic() - start, proc
 
 
-def clear(proc: subprocess.CompletedProcess[str]) -> bool:
-    """Success, or one line saying what is wrong (no traceback)."""
-    lines = proc.stderr.strip().splitlines()
-    return proc.returncode == 0 or (len(lines) == 1 and lines[0].startswith("swarm: ")
-                                    and "Traceback" not in proc.stderr)
-
-
 def test_idle_connections_past_the_fd_limit_block_nothing(sandbox: Sandbox, holders, ledger
                                                           ) -> None:
     layout = sandbox.layout(FLEET, mock_agent("Ada"), mock_agent("Bob"))
@@ -129,10 +123,9 @@ def test_idle_connections_past_the_fd_limit_block_nothing(sandbox: Sandbox, hold
         outcomes[text] = send.returncode == 0
     lines = [f"swarm {what}: {t:.1f} s, exit {p.returncode}, {p.stdout.strip()[:80]!r} "
              f"{p.stderr.strip()[-400:]!r}" for what, t, p in report]
-    prompt = all(t < PROMPT and clear(p) for _, t, p in report)
-    ledger.probe("fd limit: ls and send answer promptly under a flood", prompt)
-    problems = [] if prompt else ["not prompt, or not one clear line, under the flood:",
-                                  *lines]
+    prompt = all(t < PROMPT and p.returncode == 0 for _, t, p in report)
+    ledger.probe("fd limit: ls and send are served promptly under a flood", prompt)
+    problems = [] if prompt else ["not served promptly under the flood:", *lines]
 
     # the flood ends; the fleet works as before
     for h in holders:

@@ -62,7 +62,51 @@ def test_connections_are_bounded_per_process_and_in_all(tmp_path: Path,
     server._open[4242] = PER_CLIENT + 1
     assert "process 4242 has" in server._crowded(4242)
     assert server._crowded(4343) == ""
-    server._open[4343] = 100
+    server._open[0] = 100  # peers unknown (no per-process share), none idle to give way
     assert "connections open, its limit" in server._crowded(4343)
     monkeypatch.setattr(server_module.resource, "getrlimit", lambda _: (1024, 4096))
     assert server_module.max_connections() == 256
+
+
+async def test_when_full_an_idle_connection_of_the_biggest_holder_makes_room(
+        tmp_path: Path) -> None:
+    """A full engine closes the oldest connection that has asked nothing, of the process
+    holding the most: a flood's idle connections give way to a `swarm send`, whose own
+    connection (one, just opened) is not the one that goes."""
+    server = FleetServer(None, tmp_path / "s.sock")  # type: ignore[arg-type]
+    server.limit = 4
+    closed: list[str] = []
+    tasks: dict[str, asyncio.Task[None]] = {}
+
+    class Writer:
+        def __init__(self, name: str) -> None:
+            self.name, self.said = name, b""
+
+        def write(self, data: bytes) -> None:
+            self.said += data
+
+    async def idle() -> None:
+        await asyncio.Event().wait()
+
+    async def asking(name: str, peer: int) -> Writer:
+        task = tasks[name] = asyncio.create_task(idle())
+        task.add_done_callback(lambda t: closed.append(name) if t.cancelled() else None)
+        writer = Writer(name)
+        server._asking[task] = (writer, peer)  # type: ignore[assignment]
+        server._open[peer] += 1
+        return writer
+
+    sender = await asking("send", 77)  # a client whose request is on its way
+    old = await asking("flood-old", 99)
+    await asking("flood-new", 99)
+    await asking("other", 55)
+    server._open[12] += 1  # a newcomer: five open, the limit four
+    assert server._crowded(12) == ""
+    await asyncio.wait(tasks.values(), timeout=5, return_when=asyncio.FIRST_COMPLETED)
+    await asyncio.sleep(0)  # its done callback: scheduled as it ended
+    assert closed == ["flood-old"] and sum(t.done() for t in tasks.values()) == 1
+    assert b"asked nothing: closed" in old.said and sender.said == b""
+    server._asking.clear()  # every connection has asked: nothing can give way
+    assert "connections open, its limit" in server._crowded(12)
+    for task in tasks.values():
+        task.cancel()
