@@ -11,17 +11,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import resource
 import sqlite3
-import sys
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from swarm_tui.errors import SwarmError
+from swarm_tui.fleet.admission import Admission, RateLimitedLog, accept_batch
 from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.answer import Answers
 from swarm_tui.fleet.engine import Fleet
@@ -62,22 +60,6 @@ from swarm_tui.protocol.requests import (
 )
 
 REQUEST_WAIT = 10.0  # seconds a client has to send its request line: idle ones are dropped
-PER_CLIENT = 32  # open connections one local process may hold
-LOG_EVERY = 60.0  # seconds between two log lines about the same kind of error
-
-
-def max_connections() -> int:
-    """Open connections in all: a quarter of the descriptors the process may open, so
-    clients can never take the ones the engine needs for tmux, SSH and the journal."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return max(16, min(1024, soft // 4))
-
-
-def accept_batch() -> int:
-    """The listen backlog, which is also how many connections asyncio accepts at once: small
-    enough under a low descriptor limit that a flood cannot overshoot the cap by much."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return max(8, min(100, soft // 16))
 
 
 def _is_watch(line: bytes) -> bool:
@@ -98,48 +80,17 @@ def tile_sizes(raw: object) -> dict[str, tuple[int, int]] | None:
             and all(isinstance(v, int) and 0 < v <= 1000 for v in size)}
 
 
-class RateLimitedLog:
-    """The loop's exception handler: one line on stderr per kind of error per interval (with
-    how many were left out), never a flood of tracebacks (an fd limit makes accept() fail
-    thousands of times a second)."""
-
-    def __init__(self, notice: Any, every: float = LOG_EVERY):
-        self.notice, self.every = notice, every
-        self._last: dict[str, float] = {}
-        self._quiet: Counter[str] = Counter()
-
-    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-        exc = context.get("exception")
-        what = str(context.get("message", "error"))
-        key = f"{what}: {type(exc).__name__}" if exc else what
-        now = time.monotonic()
-        if now - self._last.get(key, -self.every) < self.every:
-            self._quiet[key] += 1
-            return
-        self._last[key] = now
-        left_out = self._quiet.pop(key, 0)
-        more = f" ({left_out} more like it since the last report)" if left_out else ""
-        line = f"{what}: {exc}" if exc else what
-        print(f"swarm: {line}{more}", file=sys.stderr, flush=True)
-        if isinstance(exc, OSError) and "accept" in what:
-            self.notice(f"the socket cannot take connections: {exc.strerror or exc}")
-
-
 class FleetServer:
     def __init__(self, fleet: Fleet, path: Path):
         self.fleet = fleet
         self.path = path
         self._server: asyncio.AbstractServer | None = None
-        self._open: Counter[int] = Counter()  # open connections by peer pid (0: unknown)
-        self.limit = max_connections()
+        self.admission = Admission()  # who may hold a connection
         self.watchers = Watchers(fleet)
         self.answers = Answers(fleet)  # permission dialogs answered for a human
         self.readers = Readers()  # history and grep: a few at once
         self.stop_requested = asyncio.Event()  # `swarm stop`: the engine goes, agents stay
         self._handlers: set[asyncio.Task[object]] = set()  # connections being served
-        # connections that have not sent their request yet, oldest first, with their peer:
-        # when the engine is full, one of these goes to make room (see _make_room)
-        self._asking: dict[asyncio.Task[object], tuple[asyncio.StreamWriter, int]] = {}
         self._ended: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -179,45 +130,18 @@ class FleetServer:
         except FileNotFoundError:
             pass
 
-    def _crowded(self, peer: int) -> str:
-        """Why a new connection is refused, or "" (nodes' requests come through their
-        relays, which bound their own). When all connections are taken, the one that has
-        waited longest without asking anything is closed to make room: idle connections
-        cannot keep a client that asks at once from being served."""
-        if peer and self._open[peer] > PER_CLIENT:
-            return (f"process {peer} has {PER_CLIENT} connections to swarm open, the limit "
-                    "for one process: nothing was done")
-        if sum(self._open.values()) > self.limit and not self._make_room():
-            return (f"swarm has {self.limit} connections open, its limit: nothing was done; "
-                    "try again in a few seconds")
-        return ""
-
-    def _make_room(self) -> bool:
-        """Close a connection that has not sent its request: the oldest of the process that
-        holds the most connections (a flood's, not the one a `swarm send` opened). False if
-        every connection has asked."""
-        if not self._asking:
-            return False
-        most = max(self._open[peer] for _, peer in self._asking.values())
-        task = next(t for t, (_, peer) in self._asking.items() if self._open[peer] == most)
-        writer, _ = self._asking.pop(task)
-        writer.write(json.dumps({"ok": False, "error": "swarm was full and this connection "
-                                 "had asked nothing: closed"}).encode() + b"\n")
-        task.cancel()  # its handler closes it and gives back its count
-        return True
-
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = peer_pid(writer.get_extra_info("socket")) or 0
-        self._open[peer] += 1
+        crowded = self.admission.admit(peer)
         task = asyncio.current_task()
         if task is not None:
             self._handlers.add(task)
         try:
-            if crowded := self._crowded(peer):  # said and closed at once: no descriptor held
+            if crowded:  # said and closed at once: no descriptor held
                 writer.write(json.dumps({"ok": False, "error": crowded}).encode() + b"\n")
                 return
             if task is not None:
-                self._asking[task] = (writer, peer)
+                self.admission.asking(task, writer, peer)
             try:  # a connection that never asks must not hold a descriptor for good
                 line = await asyncio.wait_for(reader.readline(), REQUEST_WAIT)
             except TimeoutError:
@@ -226,7 +150,7 @@ class FleetServer:
                 line = None  # longer than the limit: answered as such below
             finally:
                 if task is not None:
-                    self._asking.pop(task, None)
+                    self.admission.asked(task)
             if line is not None and b'"watch"' in line[:200] and _is_watch(line):
                 await self._watch(line, reader, writer)
                 return
@@ -236,11 +160,9 @@ class FleetServer:
         except (OSError, asyncio.LimitOverrunError, ValueError):
             pass
         except asyncio.CancelledError:
-            pass  # the engine is stopping (see stop): the connection simply ends
+            pass  # the engine is stopping (see stop), or it gave way to make room
         finally:
-            self._open[peer] -= 1
-            if self._open[peer] <= 0:
-                del self._open[peer]
+            self.admission.left(peer)
             if task is not None:
                 self._handlers.discard(task)
             writer.close()

@@ -9,7 +9,7 @@ import pytest
 
 from swarm_tui import paths
 from swarm_tui.fleet import server as server_module
-from swarm_tui.fleet.server import PER_CLIENT
+from swarm_tui.fleet.admission import PER_CLIENT
 from swarm_tui.testing import async_wait_until, mock_agent
 
 pytestmark = pytest.mark.integration

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from swarm_tui.fleet import server as server_module
-from swarm_tui.fleet.server import PER_CLIENT, FleetServer, RateLimitedLog
+from swarm_tui.fleet import admission as admission_module
+from swarm_tui.fleet.admission import FULL, PER_CLIENT, Admission, RateLimitedLog
 from swarm_tui.protocol.requests import MAX_DEPTH, MAX_REQUEST, depth, parse_request
 
 
@@ -55,58 +54,55 @@ def test_a_repeated_loop_error_is_one_line_per_interval(capsys: pytest.CaptureFi
     assert "(4999 more like it since the last report)" in capsys.readouterr().err
 
 
-def test_connections_are_bounded_per_process_and_in_all(tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    server = FleetServer(None, tmp_path / "s.sock")  # type: ignore[arg-type]
-    server.limit = 100
-    server._open[4242] = PER_CLIENT + 1
-    assert "process 4242 has" in server._crowded(4242)
-    assert server._crowded(4343) == ""
-    server._open[0] = 100  # peers unknown (no per-process share), none idle to give way
-    assert "connections open, its limit" in server._crowded(4343)
-    monkeypatch.setattr(server_module.resource, "getrlimit", lambda _: (1024, 4096))
-    assert server_module.max_connections() == 256
+def test_connections_are_bounded_per_process_and_in_all(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    admission = Admission(limit=100)
+    for _ in range(PER_CLIENT):
+        assert admission.admit(4242) == ""
+    assert "process 4242 has" in admission.admit(4242)
+    assert admission.admit(4343) == ""
+    admission.open[0] = 99  # peers unknown (no per-process share), none idle to give way
+    assert "connections open, its limit" in admission.admit(4343)
+    admission.left(4343)
+    admission.left(4343)
+    assert 4343 not in admission.open
+    monkeypatch.setattr(admission_module.resource, "getrlimit", lambda _: (1024, 4096))
+    assert admission_module.max_connections() == 256
 
 
-async def test_when_full_an_idle_connection_of_the_biggest_holder_makes_room(
-        tmp_path: Path) -> None:
+async def test_when_full_an_idle_connection_of_the_biggest_holder_makes_room() -> None:
     """A full engine closes the oldest connection that has asked nothing, of the process
     holding the most: a flood's idle connections give way to a `swarm send`, whose own
     connection (one, just opened) is not the one that goes."""
-    server = FleetServer(None, tmp_path / "s.sock")  # type: ignore[arg-type]
-    server.limit = 4
-    closed: list[str] = []
+    admission = Admission(limit=4)
     tasks: dict[str, asyncio.Task[None]] = {}
 
     class Writer:
-        def __init__(self, name: str) -> None:
-            self.name, self.said = name, b""
+        def __init__(self) -> None:
+            self.said = b""
 
         def write(self, data: bytes) -> None:
             self.said += data
 
-    async def idle() -> None:
-        await asyncio.Event().wait()
+    writers: dict[str, Writer] = {}
 
-    async def asking(name: str, peer: int) -> Writer:
-        task = tasks[name] = asyncio.create_task(idle())
-        task.add_done_callback(lambda t: closed.append(name) if t.cancelled() else None)
-        writer = Writer(name)
-        server._asking[task] = (writer, peer)  # type: ignore[assignment]
-        server._open[peer] += 1
-        return writer
+    def connect(name: str, peer: int) -> None:
+        assert admission.admit(peer) == ""
+        tasks[name] = asyncio.create_task(asyncio.Event().wait())  # type: ignore[arg-type]
+        writers[name] = Writer()
+        admission.asking(tasks[name], writers[name], peer)
 
-    sender = await asking("send", 77)  # a client whose request is on its way
-    old = await asking("flood-old", 99)
-    await asking("flood-new", 99)
-    await asking("other", 55)
-    server._open[12] += 1  # a newcomer: five open, the limit four
-    assert server._crowded(12) == ""
+    connect("send", 77)  # a client whose request is on its way
+    connect("flood-old", 99)
+    connect("flood-new", 99)
+    connect("other", 55)
+    assert admission.admit(12) == ""  # a newcomer: five open, the limit four
     await asyncio.wait(tasks.values(), timeout=5, return_when=asyncio.FIRST_COMPLETED)
-    await asyncio.sleep(0)  # its done callback: scheduled as it ended
-    assert closed == ["flood-old"] and sum(t.done() for t in tasks.values()) == 1
-    assert b"asked nothing: closed" in old.said and sender.said == b""
-    server._asking.clear()  # every connection has asked: nothing can give way
-    assert "connections open, its limit" in server._crowded(12)
+    assert [n for n, t in tasks.items() if t.done()] == ["flood-old"]
+    assert tasks["flood-old"].cancelled()
+    assert FULL.encode() in writers["flood-old"].said and writers["send"].said == b""
+    for name in ("send", "flood-new", "other"):  # every connection has asked
+        admission.asked(tasks[name])
+    assert "connections open, its limit" in admission.admit(13)
     for task in tasks.values():
         task.cancel()
