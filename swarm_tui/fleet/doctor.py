@@ -81,6 +81,10 @@ async def check_host(host: Host, agents: list[ResolvedAgent], fleet: str = ""
     except SwarmError as exc:
         return HostReport(host.name, False, str(exc).removeprefix(f"{host.name}: "))
     finally:
+        try:  # a check leaves nothing running: not the session (and tmux server) it made
+            await host.discard_session()
+        except SwarmError:
+            pass
         await host.close()
 
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from swarm_tui.testing import wait_until
 from swarm_tui.testing.ssh_server import SSHCluster
 
 
@@ -36,3 +37,9 @@ async def test_doctor_failure_names_the_ssh_target_it_tried(cluster: SSHCluster,
         lines["down"]
     assert "FAIL  ssh someone@127.0.0.1:9 (someone@127.0.0.1:9): " in lines["direct"], \
         lines["direct"]
+    # a check leaves nothing running on the node: no session, no tmux server of its making
+    def left() -> str:
+        return subprocess.run(["pgrep", "-a", "-f", "swarm-doc-.*-good"], capture_output=True,
+                              text=True).stdout
+
+    assert wait_until(lambda: left() == "", 10, "the check's tmux server to end", left)
