@@ -39,6 +39,10 @@ HIDDEN_SETTLE = 0.3
 STARTING_FAST = 15.0
 HIDDEN_BUSY = 3.0
 COALESCE = 0.008  # seconds to gather a burst of %output before one round of captures
+# while output keeps coming, rounds start at most this often (a frame at 60 Hz): tmux polls
+# every descriptor it holds each time it wakes, so its cost follows the number of rounds,
+# not of captures; a doorbell after a quiet spell still waits only COALESCE
+ROUND_EVERY = 0.016
 # off-screen agents read in one round at most: 100 hidden agents falling due together would
 # hold the tiles' captures behind them in the channel (a stall every second)
 HIDDEN_PER_ROUND = 8
@@ -207,6 +211,10 @@ class ScreenReader:
         for a in agents:
             if a.pane and self._links[a.spec.host].connected:
                 by_link.setdefault(a.spec.host, []).append(a)
+        if len(by_link) == 1:  # the usual round: no task and gather for one host
+            ((host, some),) = by_link.items()
+            await self._refresh_link(self._links[host], some)
+            return
         await asyncio.gather(*(self._refresh_link(self._links[k], v)
                                for k, v in by_link.items()))
 
@@ -261,6 +269,7 @@ class ScreenReader:
     async def run(self) -> None:
         """The read loop: wait for a doorbell or a deadline, then one round of captures."""
         timeout: float | None = None
+        started = -math.inf  # when the last round began (monotonic)
         while True:
             try:  # asyncio.timeout: 3.11's wait_for can swallow a cancel
                 async with asyncio.timeout(timeout):
@@ -268,7 +277,8 @@ class ScreenReader:
             except TimeoutError:
                 pass
             # let a burst of doorbells ring before reading: one round of captures for all
-            await asyncio.sleep(COALESCE)
+            await asyncio.sleep(max(COALESCE, started + ROUND_EVERY - time.monotonic()))
+            started = time.monotonic()
             recheck, self.wake.recheck = self.wake.recheck, False
             self.wake.clear()
             now = time.monotonic()

@@ -143,8 +143,11 @@ class Watcher:
                     [encode(e) for e in events]
                     + [encode(AgentChanged(agent=v)) for v in agents.values()]
                     + [encode_screen(n, lines) for n, lines in screens.items()])
+                if self.writer.is_closing():  # the view hung up (drain would have said)
+                    break
                 self.writer.write(data)
-                await asyncio.wait_for(self.writer.drain(), WRITE_WAIT)
+                if self.writer.transport.get_write_buffer_size():  # the view lags behind
+                    await asyncio.wait_for(self.writer.drain(), WRITE_WAIT)
         except (OSError, ConnectionError, TimeoutError):
             pass
         finally:
