@@ -168,7 +168,7 @@ async def stop_live(live: Live) -> None:
         await live.client.close()
         await live.server.stop()
         # the watcher's connection handler ends once it reads the client's hang-up
-        await until(lambda: not live.server._open, 5, "the server's connections closed")
+        await until(lambda: not live.server.admission.open, 5, "the server's connections closed")
         live.store.close()
 
 
