@@ -3,8 +3,8 @@
 Each agent has one ordered queue. A message is journaled before it is typed; it waits until
 the agent's input box is ready; its text goes into a uniquely named tmux buffer through the
 control channel (never argv or a shell) and is pasted with bracketed paste; Enter follows
-separately after the adapter's delay; the screen is read back to confirm the box emptied,
-with at most one rescue Enter.
+separately after the adapter's delay; once the CLI has drawn something since the paste, the
+screen is read back to confirm the box emptied, with at most one rescue Enter.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from swarm_tui.tmux.commands import quote
 CHUNK_CHARS = 4000  # characters per set-buffer command; keeps control lines short
 RECHECK = 2.0  # seconds: a waiting queue re-reads the screen at least this often
 CLEAR_WAIT = 1.5  # seconds for a cleared draft to leave the screen
+REACT_WAIT = 30.0  # seconds for a CLI to draw anything once its message is typed
 DRAFT_RETRY = 15.0  # seconds before trying again to clear a draft that would not clear
 RESTART_MIN, RESTART_MAX = 1.0, 30.0  # seconds between restarts of a failing queue
 NOTICE_EVERY = 60.0  # seconds: a queue that keeps failing says so at most this often
@@ -272,6 +273,9 @@ class Injector:
         # agent TUIs take an Enter that follows fast input as a newline: wait it out
         await asyncio.sleep(adapter.submit_delay)
         await control.run(f"send-keys -t {agent.pane} Enter")
+        if adapter.read(before).draft is not None and not await self._reacted(agent, before):
+            return UNCERTAIN, (f"the screen did not change in {REACT_WAIT:.0f} s after the "
+                               f"message was typed (is the CLI running?)")
         for attempt in range(2):
             # a loaded machine redraws late: the rescue Enter's wait is twice the first
             verdict, after = await self._verify(agent, before, message.text, 1 + attempt)
@@ -285,6 +289,20 @@ class Injector:
             return FAILED, "text still in the input box after one rescue Enter"
         # the box is empty but the screen never showed the turn: typed, fate unknown
         return UNCERTAIN, "the input box emptied but the screen did not show the message taken"
+
+    async def _reacted(self, agent: Agent, before: list[str]) -> bool:
+        """Whether the CLI drew anything since `before` (the screen ahead of the paste).
+
+        A CLI that is not running (a starved machine, a stopped node) shows the screen of
+        before with an empty box, which is no sign the message was taken; when it runs again
+        it reads the paste and the Enter at once and takes that Enter as a newline. So no
+        verdict, and no rescue Enter that would join them, until it has drawn something."""
+        deadline = time.monotonic() + REACT_WAIT
+        while await self._capture(agent) == before:
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(0.05)
+        return True
 
     async def _verify(self, agent: Agent, before: list[str], text: str,
                       scale: float) -> tuple[bool | None, list[str]]:
