@@ -182,18 +182,20 @@ def watch(sock: Path | None, tunnel: Any = None) -> int:
     from swarm_tui.ui.app import SwarmApp
 
     async def run() -> str | None:
-        path = await tunnel.open() if tunnel is not None else sock
-        assert isinstance(path, Path)
-        client = FleetClient(path)
-        try:
+        try:  # a tunnel that fails to open still removes what it made
+            path = await tunnel.open() if tunnel is not None else sock
+            assert isinstance(path, Path)
+            client = FleetClient(path)
             try:
-                await client.connect()
-            except (Unreachable, Refused) as exc:
-                raise SwarmError(str(exc)) from None
-            note: str | None = await SwarmApp(
-                client, _starter(client.view) if tunnel is None else None).run_async()
+                try:
+                    await client.connect()
+                except (Unreachable, Refused) as exc:
+                    raise SwarmError(str(exc)) from None
+                note: str | None = await SwarmApp(
+                    client, _starter(client.view) if tunnel is None else None).run_async()
+            finally:
+                await client.close()
         finally:
-            await client.close()
             if tunnel is not None:
                 await tunnel.close()
         return note

@@ -63,8 +63,11 @@ def test_the_view_attaches_over_ssh_and_survives_a_cut_link(sandbox: Sandbox,
 
 def test_a_fleet_not_running_there_is_one_line(sandbox: Sandbox,
                                               head: netns.NetnsCluster) -> None:
+    tmp = sandbox.files / "tmp"
+    tmp.mkdir()
     result = sandbox.swarm("ui", "nope", "--ssh", "head", "--remote-home", str(sandbox.home),
-                           env={"SWARM_SSH_CONFIG": str(head.config)})
+                           env={"SWARM_SSH_CONFIG": str(head.config), "TMPDIR": str(tmp)})
     assert result.returncode == 1
     assert result.stderr.strip() == ("swarm: head: no swarm engine runs fleet 'nope' there "
                                      "(running: none)")
+    assert list(tmp.iterdir()) == [], "the tunnel's directory was left behind"
