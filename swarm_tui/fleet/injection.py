@@ -55,10 +55,10 @@ def buffer_lines(name: str, text: str) -> list[str]:
     return lines
 
 
-
 class _GoesFirst(Exception):
     """A message queued to go first came while another waited for the agent: that one
     waits again, right after it."""
+
 
 class DraftStuck(SwarmError):
     """The input box holds text that the adapter's keys did not clear."""
