@@ -26,7 +26,7 @@ from swarm_tui.fleet.store import (
     Message,
     Store,
 )
-from swarm_tui.tmux.client import ControlClient
+from swarm_tui.tmux.client import ControlClient, TmuxCommandError
 from swarm_tui.tmux.commands import quote
 
 CHUNK_CHARS = 4000  # characters per set-buffer command; keeps control lines short
@@ -58,6 +58,10 @@ def buffer_lines(name: str, text: str) -> list[str]:
 class _GoesFirst(Exception):
     """A message queued to go first came while another waited for the agent: that one
     waits again, right after it."""
+
+
+class _NotTyped(Exception):
+    """The link failed before anything was typed: the message waits for it, still queued."""
 
 
 class DraftStuck(SwarmError):
@@ -210,6 +214,8 @@ class Injector:
                     warned = True
                 await self._wait_changed(agent, DRAFT_RETRY)
                 continue
+            except _NotTyped:
+                continue  # it waits for the link to be back, queued
             except TmuxError as exc:
                 # link lost mid-delivery: whether it was typed is unknown, so do not retype
                 status, detail = UNCERTAIN, str(exc)
@@ -246,7 +252,19 @@ class Injector:
             return False
 
     async def _deliver(self, agent: Agent, message: Message) -> tuple[str, str]:
-        control = self._control(agent)
+        try:
+            control = self._control(agent)
+            before = await self._ready_box(agent, control)
+        except TmuxCommandError:
+            raise  # tmux answered, with an error: not the link
+        except TmuxError as exc:
+            raise _NotTyped from exc
+        if not self._reachable(agent):  # it went while we looked (its screen is the last)
+            raise _NotTyped
+        return await self._type(agent, control, message, before)
+
+    async def _ready_box(self, agent: Agent, control: ControlClient) -> list[str]:
+        """The screen with an empty input box (a stale draft is cleared first)."""
         adapter = agent.adapter
         before = await self._capture(agent)
         draft = adapter.read(before).draft
@@ -264,6 +282,12 @@ class Injector:
                     raise DraftStuck(f"the input box holds a draft that would not clear "
                                      f"({left[:40]!r})")
                 await asyncio.sleep(0.05)
+        return before
+
+    async def _type(self, agent: Agent, control: ControlClient, message: Message,
+                    before: list[str]) -> tuple[str, str]:
+        """Paste the text and Enter, then read back whether the CLI took it."""
+        adapter = agent.adapter
         self._store.mark(message.id, SENDING)
         name = f"swarm-{os.getpid()}-{next(_buffer_ids)}"
         await control.run_all([

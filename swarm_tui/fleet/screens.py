@@ -18,6 +18,7 @@ a hook or a message concerns it, or when tmux's reports say it has gone quiet.
 from __future__ import annotations
 
 import asyncio
+import functools
 import heapq
 import math
 import time
@@ -46,6 +47,10 @@ ROUND_EVERY = 0.016
 # off-screen agents read in one round at most: 100 hidden agents falling due together would
 # hold the tiles' captures behind them in the channel (a stall every second)
 HIDDEN_PER_ROUND = 8
+# seconds the loop waits for a host's round before going on without it: a host whose tmux
+# does not answer (stopped, swapping) is left out of later rounds until it does, so the other
+# hosts' tiles go on; its channel's own deadline decides when it is down
+SLOW_ROUND = 0.25
 RESCAN = 0.25  # seconds: every agent's state deadlines are looked at least this often
 RESTING = (AgentState.IDLE, AgentState.EXITED, AgentState.UNREACHABLE)
 # tmux looks at subscriptions once a second and reports a value that changed; output late in
@@ -112,6 +117,9 @@ class ScreenReader:
         # no muted agent can be quiet before this (reports only push their times later): the
         # muted are looked through about once a second, not at every round of captures
         self._muted_next = math.inf
+        self._rounds: dict[str, asyncio.Task[None]] = {}  # hosts' rounds not answered yet
+        self._late: set[str] = set()  # hosts whose round outlasted SLOW_ROUND
+        self._failure: BaseException | None = None  # a round's bug, raised by the loop
         self.wake = Wake()
 
     def set_visible(self, names: set[str]) -> None:
@@ -268,6 +276,13 @@ class ScreenReader:
 
     async def run(self) -> None:
         """The read loop: wait for a doorbell or a deadline, then one round of captures."""
+        try:
+            await self._loop()
+        finally:  # stopped (or failed): no host's round outlives the loop
+            for task in list(self._rounds.values()):
+                task.cancel()
+
+    async def _loop(self) -> None:
         timeout: float | None = None
         started = -math.inf  # when the last round began (monotonic)
         while True:
@@ -285,15 +300,47 @@ class ScreenReader:
             due = self._due(now)
             if due:
                 try:
-                    await self.refresh(due)
+                    await self._round(due)
                 except SwarmError:
                     pass  # a link went down; its Exit event says so
+            if self._failure is not None:
+                raise self._failure
             state_due = self._state_due
             if recheck or now - self._scanned >= RESCAN or (state_due is not None
                                                              and state_due <= now):
                 self._scan_states(now)
             timeout = self._next_timeout()
             self._planned = None if timeout is None else time.monotonic() + timeout
+
+    async def _round(self, due: list[Agent]) -> None:
+        """One round of captures. With several hosts each host's round is its own task and
+        the loop waits SLOW_ROUND for them at most; one still unanswered keeps its host out
+        of later rounds (see `_readable`) until it ends, then rings for them."""
+        if len(self._links) == 1:  # one host: nothing else to keep going, no tasks
+            await self.refresh(due)
+            return
+        by_link: dict[str, list[Agent]] = {}
+        for agent in due:
+            by_link.setdefault(agent.spec.host, []).append(agent)
+        tasks = []
+        for host, agents in by_link.items():
+            task = asyncio.create_task(self._refresh_link(self._links[host], agents),
+                                       name=f"capture-{host}")
+            self._rounds[host] = task
+            task.add_done_callback(functools.partial(self._round_ended, host))
+            tasks.append(task)
+        _, slow = await asyncio.wait(tasks, timeout=SLOW_ROUND)
+        self._late.update(h for h, t in self._rounds.items() if t in slow)
+
+    def _round_ended(self, host: str, task: asyncio.Task[None]) -> None:
+        if self._rounds.get(host) is task:
+            del self._rounds[host]
+        if not task.cancelled() and not isinstance(task.exception(), SwarmError | None):
+            self._failure = task.exception()
+            self.wake.ring()
+        if host in self._late:  # its agents were left out meanwhile: read them now
+            self._late.discard(host)
+            self.wake.set()
 
     def _scan_states(self, now: float) -> None:
         """Evaluate the agents whose state deadline has come; note the next one."""
@@ -317,7 +364,8 @@ class ScreenReader:
 
     def _readable(self, agent: Agent) -> bool:
         link = self._links.get(agent.spec.host)
-        return bool(agent.pane) and link is not None and link.connected
+        return bool(agent.pane) and link is not None and link.connected \
+            and agent.spec.host not in self._rounds
 
     def _dirty_agents(self) -> list[Agent]:
         """The dirty agents with a pane to read (a host that is down: read when it is back)."""

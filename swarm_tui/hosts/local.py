@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shlex
 import shutil
 import subprocess
@@ -23,6 +24,7 @@ from swarm_tui.tmux.client import MIN_TMUX, ControlClient, parse_version
 from swarm_tui.tmux.protocol import Event
 
 CONF = Path(__file__).resolve().parent.parent / "tmux" / "swarm.conf"
+RUN_WITHIN = 15.0  # seconds for a one-off tmux command (tmux answers in milliseconds)
 
 
 def check_tmux(tmux: str = "tmux") -> tuple[int, int]:
@@ -123,7 +125,11 @@ class LocalHost:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
         )
-        out, _ = await proc.communicate(stdin)
+        try:
+            out, _ = await asyncio.wait_for(proc.communicate(stdin), RUN_WITHIN)
+        except TimeoutError:  # a stopped or stuck server: never wait on it for ever
+            await _kill(proc)
+            raise TmuxError(f"tmux did not answer `{args[0]}` in {RUN_WITHIN:g} s") from None
         return proc.returncode or 0, out.decode("utf-8", "replace")
 
     async def session_exists(self) -> bool:
@@ -155,8 +161,7 @@ class LocalHost:
             try:
                 await asyncio.wait_for(self._proc.wait(), 2)
             except TimeoutError:
-                self._proc.kill()
-                await self._proc.wait()
+                await _kill(self._proc)
 
     def attach_argv(self, window: str) -> list[str]:
         """The command that hands the user's terminal to one agent's window."""
@@ -165,3 +170,13 @@ class LocalHost:
 
     async def kill_server(self) -> None:
         await kill_server(self)
+
+
+async def _kill(proc: asyncio.subprocess.Process) -> None:
+    """Kill a tmux client and give it a moment to go. Not for ever: a client hands its
+    stdin and stdout to the server, and asyncio's wait also waits for those pipes to close,
+    which a stopped server would hold open for as long as it is stopped."""
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.wait(), 1)

@@ -16,6 +16,10 @@ from swarm_tui.errors import TmuxError
 from swarm_tui.tmux.protocol import ControlParser, Event, Exit, Reply
 
 MIN_TMUX = (3, 2)  # pause-after and format subscriptions
+# seconds tmux has to answer a command: a server that is stopped (a suspended job), starved
+# or blocked keeps its channel open and answers nothing; past this the channel is ended, so
+# its host shows unreachable and is reconnected instead of every waiter hanging with it
+ANSWER_WITHIN = 15.0
 
 
 class TmuxCommandError(TmuxError):
@@ -41,6 +45,8 @@ class ControlClient:
         self._on_event = on_event
         self._parser = ControlParser()
         self._pending: deque[asyncio.Future[Reply]] = deque()
+        self._asked: deque[float] = deque()  # when each pending command was sent
+        self._watch: asyncio.TimerHandle | None = None
         self._attached = asyncio.get_running_loop().create_future()
         self._task: asyncio.Task[None] | None = None
         self.closed = asyncio.Event()
@@ -75,6 +81,7 @@ class ControlClient:
                 return
             if self._pending:
                 fut = self._pending.popleft()
+                self._asked.popleft()
                 if not fut.done():
                     fut.set_result(event)
             return
@@ -85,6 +92,10 @@ class ControlClient:
     def _finish(self, reason: str) -> None:
         if not self._attached.done():
             self._attached.set_exception(TmuxError(f"tmux control client exited: {reason}"))
+        self._asked.clear()
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         while self._pending:
             fut = self._pending.popleft()
             if not fut.done():
@@ -100,16 +111,37 @@ class ControlClient:
         loop = asyncio.get_running_loop()
         futs: list[asyncio.Future[Reply]] = []
         data = bytearray()
+        now = loop.time()
         for line in lines:
             if "\n" in line:
                 raise ValueError("a control-mode command must be one line")
             fut: asyncio.Future[Reply] = loop.create_future()
             self._pending.append(fut)
+            self._asked.append(now)
             futs.append(fut)
             data += line.encode("utf-8") + b"\n"
+        if self._watch is None and futs:
+            self._watch = loop.call_at(now + ANSWER_WITHIN, self._check_answers)
         self._writer.write(bytes(data))
         await self._writer.drain()
         return futs
+
+    def _check_answers(self) -> None:
+        """The oldest command unanswered for ANSWER_WITHIN ends the channel; else look
+        again when the oldest one's time is up (no timer while nothing is pending)."""
+        self._watch = None
+        if not self._asked or self.closed.is_set():
+            return
+        loop = asyncio.get_running_loop()
+        due = self._asked[0] + ANSWER_WITHIN
+        if loop.time() < due:
+            self._watch = loop.call_at(due, self._check_answers)
+            return
+        self.exit_reason = f"tmux did not answer for {ANSWER_WITHIN:g} s"
+        self._writer.close()  # a local client sees its stdin end; an SSH channel closes
+        if self._task is not None:
+            self._task.cancel()
+        self._finish(self.exit_reason)
 
     async def run(self, line: str) -> Reply:
         """Run one command; raise TmuxCommandError if tmux answers %error."""
