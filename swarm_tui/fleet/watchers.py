@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 MAX_EVENTS = 2000  # queued events a watcher may fall behind by before it is dropped
 WRITE_WAIT = 10.0  # seconds one drain may take
 WORK_EVERY = 1.0  # seconds between checks of tasks, verdicts and reminders
+COUNTDOWN_SLACK = 1.5  # seconds a reminder's countdown may drift from the watchers' own
 JUDGE_LOG = 60  # lines of the judge's log a snapshot carries
 RECENT = 50  # messages a snapshot carries
 
@@ -168,6 +169,7 @@ class Watchers:
         self.fleet = fleet
         self.all: list[Watcher] = []
         self._work: Work | None = None
+        self._work_at = 0.0  # when it was sent (monotonic)
         self._work_task: asyncio.Task[None] | None = None
         self._problems: list[str] = []
         self._partly = False
@@ -227,10 +229,21 @@ class Watchers:
             except sqlite3.Error as exc:  # a journal hiccup must not end the loop
                 self.notice(f"cannot read tasks for the watchers: {exc}")
                 continue
-            if self._work is None or work.model_copy(update={"countdowns": {}}) != \
+            if self._work is None or self._countdowns_moved(self._work, work) or \
+                    work.model_copy(update={"countdowns": {}}) != \
                     self._work.model_copy(update={"countdowns": {}}):
-                self._work = work
+                self._work, self._work_at = work, time.monotonic()
                 self._push(WorkChanged(work=work))
+
+    def _countdowns_moved(self, sent: Work, work: Work) -> bool:
+        """Whether what the watchers extrapolate from the countdowns they were sent is off:
+        a reminder fired, an agent went idle or stopped being idle (COUNTDOWN_SLACK spares
+        the ticks of a countdown running as extrapolated)."""
+        if sent.countdowns.keys() != work.countdowns.keys():
+            return True
+        gone = time.monotonic() - self._work_at
+        return any(abs(max(0.0, sent.countdowns[name] - gone) - left) > COUNTDOWN_SLACK
+                   for name, left in work.countdowns.items())
 
     def _push(self, event: BaseModel) -> None:
         for watcher in list(self.all):
