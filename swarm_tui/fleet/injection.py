@@ -33,6 +33,7 @@ CHUNK_CHARS = 4000  # characters per set-buffer command; keeps control lines sho
 RECHECK = 2.0  # seconds: a waiting queue re-reads the screen at least this often
 CLEAR_WAIT = 1.5  # seconds for a cleared draft to leave the screen
 REACT_WAIT = 30.0  # seconds for a CLI to draw anything once its message is typed
+REACT_NOTE = 3.0  # seconds without a redraw before the message's detail says so
 DRAFT_RETRY = 15.0  # seconds before trying again to clear a draft that would not clear
 RESTART_MIN, RESTART_MAX = 1.0, 30.0  # seconds between restarts of a failing queue
 NOTICE_EVERY = 60.0  # seconds: a queue that keeps failing says so at most this often
@@ -297,7 +298,8 @@ class Injector:
         # agent TUIs take an Enter that follows fast input as a newline: wait it out
         await asyncio.sleep(adapter.submit_delay)
         await control.run(f"send-keys -t {agent.pane} Enter")
-        if adapter.read(before).draft is not None and not await self._reacted(agent, before):
+        if adapter.read(before).draft is not None and \
+                not await self._reacted(agent, before, message.id):
             return UNCERTAIN, (f"the screen did not change in {REACT_WAIT:.0f} s after the "
                                f"message was typed (is the CLI running?)")
         for attempt in range(2):
@@ -314,17 +316,23 @@ class Injector:
         # the box is empty but the screen never showed the turn: typed, fate unknown
         return UNCERTAIN, "the input box emptied but the screen did not show the message taken"
 
-    async def _reacted(self, agent: Agent, before: list[str]) -> bool:
+    async def _reacted(self, agent: Agent, before: list[str], message_id: int) -> bool:
         """Whether the CLI drew anything since `before` (the screen ahead of the paste).
 
         A CLI that is not running (a starved machine, a stopped node) shows the screen of
         before with an empty box, which is no sign the message was taken; when it runs again
         it reads the paste and the Enter at once and takes that Enter as a newline. So no
         verdict, and no rescue Enter that would join them, until it has drawn something."""
-        deadline = time.monotonic() + REACT_WAIT
+        start = time.monotonic()
+        noted = False
         while await self._capture(agent) == before:
-            if time.monotonic() >= deadline:
+            waited = time.monotonic() - start
+            if waited >= REACT_WAIT:
                 return False
+            if waited >= REACT_NOTE and not noted:  # `swarm messages` says why it waits
+                self._store.mark(message_id, SENDING, "typed; the CLI has not redrawn since "
+                                 "(is it running?)")
+                noted = True
             await asyncio.sleep(0.05)
         return True
 

@@ -46,6 +46,8 @@ async def test_a_message_typed_while_the_cli_is_frozen_is_delivered_once(sandbox
                           FROZEN - (time.monotonic() - frozen_at),
                           "the message to stay `sending` while its CLI is frozen",
                           lambda: f"{store.message(message.id)}\n{run.screens()}")
+        assert store.message(message.id).detail == ("typed; the CLI has not redrawn since (is "
+                                                    "it running?)")
 
     await async_wait_until(lambda: store.message(message.id).status != "sending", 30,
                            "a verdict once the CLI runs again", run.screens)
