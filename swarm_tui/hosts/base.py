@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -101,8 +102,11 @@ async def ensure_session(host: Host, *where: str) -> bool:
 
 
 async def kill_server(host: Host) -> None:
-    """Stop every agent's processes, then the host's tmux server."""
+    """Stop every agent's processes, then the host's tmux server, and remove its socket
+    (tmux leaves the file behind)."""
     rc, out = await host.run(*PANE_PIDS)
     if rc == 0:
         await host.shell(stop_panes_command(out), timeout=10)
-    await host.run("kill-server")
+    found, sock = await host.run("display-message", "-p", "#{socket_path}")
+    if (await host.run("kill-server"))[0] == 0 and found == 0 and sock.strip():
+        await host.shell(f"rm -f -- {shlex.quote(sock.strip())}", timeout=10)

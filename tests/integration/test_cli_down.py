@@ -4,6 +4,7 @@ engine running when `down` is called."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -33,6 +34,8 @@ def test_down_cancels_what_is_queued_and_the_next_run_does_not_type_it(sandbox: 
     assert down.stdout.splitlines() == ["swarm: fleet 'dn' on local: stopped",
                                         "swarm: fleet 'dn': 1 queued message cancelled"]
     assert owner.wait(10) == 0, owner.output()
+    assert list((sandbox.home / f"tmux-{os.getuid()}").iterdir()) == [], \
+        "the tmux server's socket file was left behind"
     (row,) = [m for m in sandbox.journal("dn") if m["text"] == "second"]
     assert row["status"] == "cancelled" and "swarm down" in row["detail"]
 
