@@ -124,7 +124,7 @@ class Fleet:
         """Bring every host up at once; a remote host that fails keeps retrying in the
         background while the rest work. A local failure (tmux missing) raises."""
         await self.host_links.start()
-        self._spawn(self.screens.run(), "fleet-refresh")
+        self._spawn(self._supervised(self.screens.run, "screen reader"), "fleet-refresh")
         self._spawn(self._supervised(self.notifier.run, "alerts"), "notify")
         self._spawn(self._supervised(self.stalls.run, "stall watch"), "stalls")
         self._spawn(self._supervised(self.sizer.run, "window sizes"), "window-sizes")
