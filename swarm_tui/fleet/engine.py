@@ -64,7 +64,7 @@ class Fleet:
                     node.lease, node.lease_ends, node.handoff_at, node.job)
         self.agents: dict[str, Agent] = {}
         self.senders = Senders(self.agents, store.agent_for_token, self._local_panes)
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
         self.screens = ScreenReader(self.agents, self.links, lambda: self.listener,
                                     self._evaluate)
         self._injector = Injector(store, self.control_for, self.capture, self._message_queued,
@@ -166,7 +166,16 @@ class Fleet:
         self.listener.notice(text)
 
     def _spawn(self, coro: object, name: str) -> None:
-        self._tasks.append(asyncio.create_task(coro, name=name))  # type: ignore[arg-type]
+        task: asyncio.Task[None] = asyncio.create_task(coro, name=name)  # type: ignore[arg-type]
+        self._tasks.add(task)
+        task.add_done_callback(self._task_ended)
+
+    def _task_ended(self, task: asyncio.Task[None]) -> None:
+        """A task of the engine ended: forgotten (a night of reconnects adds up), and said
+        if it failed, never silently."""
+        self._tasks.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            self.listener.notice(f"{task.get_name()} failed ({exc!r})")
 
     async def _supervised(self, loop: Callable[[], Awaitable[None]], name: str) -> None:
         """Run a loop that must never stop: when it fails it is restarted, and said so."""
@@ -184,7 +193,7 @@ class Fleet:
     async def stop(self) -> None:
         """Stop watching; the agents keep running in tmux."""
         self.host_links.stopping = True
-        for task in self._tasks:
+        for task in list(self._tasks):
             task.cancel()
         try:  # a task that ignores cancellation must not hold the fleet open
             await asyncio.wait_for(asyncio.gather(*self._tasks, return_exceptions=True), 10)

@@ -254,8 +254,10 @@ class HostLinks:
                     return
                 await self.bring_up(link)
                 return
-            except (SwarmError, OSError) as exc:
-                detail = str(exc)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - whatever it was, the host is retried
+                detail = str(exc) if isinstance(exc, SwarmError | OSError) else repr(exc)
                 if detail != link.detail and not link.ended:
                     self._owner.link_state(link, False, detail)
             await asyncio.sleep(delay * random.uniform(0.8, 1.2))
