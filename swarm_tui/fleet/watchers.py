@@ -23,8 +23,10 @@ from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.link import HostLink
 from swarm_tui.fleet.store import Message
 from swarm_tui.protocol.models import (
+    HEARTBEAT,
     AgentChanged,
     AgentView,
+    Alive,
     Ended,
     GpuView,
     HostChanged,
@@ -220,10 +222,14 @@ class Watchers:
     async def _watch_work(self) -> None:
         """Tasks, verdicts and reminders change in many places: look once a second and send
         them whole when they did (countdowns alone are extrapolated by the watcher)."""
+        alive_at = time.monotonic()
         while True:
             await asyncio.sleep(WORK_EVERY)
             if not self.all:
                 continue
+            if time.monotonic() - alive_at >= HEARTBEAT:
+                alive_at = time.monotonic()
+                self._push(Alive())
             try:
                 work = work_of(self.fleet)
             except sqlite3.Error as exc:  # a journal hiccup must not end the loop

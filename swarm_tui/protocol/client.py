@@ -18,10 +18,12 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from swarm_tui.protocol.models import (
+    HEARTBEAT,
     OPEN_TASK,
     VERSION,
     AgentChanged,
     AgentView,
+    Alive,
     DiffView,
     Ended,
     GrepView,
@@ -45,6 +47,7 @@ from swarm_tui.protocol.models import (
 
 LINE_LIMIT = 16 * 1024 * 1024  # a snapshot of a large fleet is one line
 REQUEST_TIMEOUT = 30.0
+SILENT_AFTER = 4 * HEARTBEAT  # seconds without a line from an engine that sends heartbeats
 
 
 class Refused(Exception):
@@ -186,6 +189,9 @@ class FleetClient:
         self._reader_task: asyncio.Task[None] | None = None
         self._visible: set[str] = set()
         self._sizes: dict[str, tuple[int, int]] = {}
+        self._heard_at = 0.0  # when the stream last brought a line (monotonic)
+        self._silent = False  # the stream was ended for silence
+        self._silence: asyncio.TimerHandle | None = None  # looks for a silent engine
 
     # ------------------------------------------------------------------ the stream
     async def connect(self, visible: Iterable[str] = ()) -> FleetView:
@@ -227,18 +233,45 @@ class FleetClient:
             self._send_visible()
         return self.view
 
+    def _check_silence(self, writer: asyncio.StreamWriter) -> None:
+        """An engine that sends heartbeats and has sent nothing for SILENT_AFTER is stopped
+        or cut off: end the stream, so the view says so and connects again."""
+        if writer is not self._writer:
+            return
+        if time.monotonic() - self._heard_at > SILENT_AFTER:
+            self._silent = True
+            writer.close()  # the reader sees the stream end
+            return
+        self._silence = asyncio.get_running_loop().call_later(HEARTBEAT, self._check_silence,
+                                                              writer)
+
     async def _read(self, reader: asyncio.StreamReader) -> None:
         why = "the engine closed the connection"
+        self._silent = False
+        if self._silence is not None:  # a watch of an earlier stream
+            self._silence.cancel()
+            self._silence = None
         try:
             while line := await reader.readline():
+                self._heard_at = time.monotonic()
                 try:
-                    self._apply(decode(line))
+                    event = decode(line)
+                    if isinstance(event, Alive):
+                        if self._silence is None and self._writer is not None:
+                            self._check_silence(self._writer)  # this engine says it lives
+                        continue
+                    self._apply(event)
                 except ValidationError:
                     continue  # an event this version does not know
                 except Exception as exc:  # noqa: BLE001 - a listener's fault is not the stream's
                     self.listener.notice(f"the view failed on an event ({exc!r}); it goes on")
         except (OSError, ValueError) as exc:
             why = f"the connection to the engine broke ({exc})"
+        if self._silent:
+            why = f"the engine has sent nothing for {SILENT_AFTER:g} s (is it running?)"
+        if self._silence is not None:
+            self._silence.cancel()
+            self._silence = None
         if self._writer is not None:
             self._writer.close()
             self._writer = None

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 VERSION = 1
+HEARTBEAT = 5.0  # seconds between two `Alive` events on a watch stream
 
 # task statuses, as the journal writes them
 PENDING, IN_PROGRESS, CLAIMED, JUDGING = "pending", "in-progress", "claimed-done", "judging"
@@ -290,8 +291,15 @@ class Ended(_View):
     deliberate: bool
 
 
+class Alive(_View):
+    """The engine runs: sent every HEARTBEAT seconds, so a view can tell a quiet fleet from
+    an engine that stopped answering (a stopped process, a half-open link)."""
+
+    event: Literal["alive"] = "alive"
+
+
 Event = Annotated[Snapshot | AgentChanged | ScreenChanged | HostChanged | MessageChanged
-                  | WorkChanged | Notice | LayoutChanged | LayoutInvalid | Ended,
+                  | WorkChanged | Notice | LayoutChanged | LayoutInvalid | Ended | Alive,
                   Field(discriminator="event")]
 EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
 

@@ -37,8 +37,9 @@ def session_pids(leader: int) -> list[int]:
 
 
 @contextmanager
-def frozen(leader: int) -> Iterator[list[int]]:
-    """Freeze the session of pane process `leader` until the block ends; yields its pids."""
+def frozen(leader: int, session: bool = True) -> Iterator[list[int]]:
+    """Freeze the session of pane process `leader` (or, not `session`, that one process)
+    until the block ends; yields the pids frozen."""
     group = FREEZER / f"swarm-test-{os.getpid()}-{leader}"
     try:
         group.mkdir()
@@ -46,7 +47,7 @@ def frozen(leader: int) -> Iterator[list[int]]:
         if os.environ.get("CI") == "true":
             raise
         pytest.skip(f"the cgroup freezer is not available here ({exc}); CI runs this as root")
-    pids = session_pids(leader)
+    pids = session_pids(leader) if session else [leader]
     try:
         for pid in pids:
             (group / "cgroup.procs").write_text(str(pid))
