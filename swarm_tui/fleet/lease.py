@@ -14,6 +14,7 @@ from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.fresh import handoff_path
 from swarm_tui.fleet.link import HostLink
 from swarm_tui.fleet.ports import FreshHost
+from swarm_tui.hosts.base import JOB_SUSPENDED
 
 HANDOFF_TEXT = (  # the `handoff` skill says a restart comes in a moment: not so here
     "{lease} ends in {left}; the work goes on in the next allocation, maybe with a fresh "
@@ -24,7 +25,8 @@ HANDOFF_TEXT = (  # the `handoff` skill says a restart comes in a moment: not so
 CHECK = 10.0  # seconds between two looks at the clock
 PROBE_EVERY = 30.0  # seconds between two questions to the scheduler about a job
 
-# whether a job holding nodes still runs: "" when it does, else what became of it
+# whether a job holding nodes still runs: "" when it does, JOB_SUSPENDED while it is
+# stopped, else what became of it
 LeaseProbe = Callable[[int], Awaitable[str]]
 
 
@@ -57,6 +59,7 @@ async def watch_leases(fleet: LeaseHost, links: list[HostLink], probe: LeaseProb
     """Handoff notes before each node's lease ends; and, with `probe`, the end of a job
     noticed (preempted, cancelled, out of time): its nodes' agents are lost."""
     probed = 0.0
+    suspended: set[int] = set()  # jobs said to be suspended, until they run again
     while True:  # never returns: a supervised loop that came back would be started again
         now = time.time()
         for link in links:
@@ -71,6 +74,16 @@ async def watch_leases(fleet: LeaseHost, links: list[HostLink], probe: LeaseProb
             probed = time.monotonic()
             for job in sorted({link.job for link in links if link.job and not link.ended}):
                 why = await probe(job)
+                held = [link.name for link in links if link.job == job]
+                if why == JOB_SUSPENDED:
+                    if job not in suspended:
+                        suspended.add(job)
+                        fleet.listener.notice(f"Slurm job {job} is suspended until it "
+                                              f"resumes ({', '.join(held)})")
+                    continue
+                if job in suspended:
+                    suspended.discard(job)
+                    fleet.listener.notice(f"Slurm job {job} runs again ({', '.join(held)})")
                 if why:
                     gone = [link for link in links if link.job == job and not link.ended]
                     for link in gone:

@@ -71,6 +71,10 @@ class Host(Protocol):
     async def close(self) -> None: ...
 
 
+# what a lease probe says of a job that holds its nodes but is stopped (Slurm's SUSPENDED):
+# its processes, tmux's too, do not run until it resumes
+JOB_SUSPENDED = "suspended"
+
 # GPU utilisation and memory, one CSV line per GPU (index, util %, MiB used, MiB total)
 GPU_QUERY = ("nvidia-smi", "--query-gpu=index,utilization.gpu,memory.used,memory.total",
              "--format=csv,noheader,nounits")

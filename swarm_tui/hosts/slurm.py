@@ -25,6 +25,7 @@ from swarm_tui.config.allocation import place_nodes, slurm_keys
 from swarm_tui.config.hosts import SlurmSpec
 from swarm_tui.config.layout import LoadedLayout
 from swarm_tui.errors import ConfigError, SwarmError
+from swarm_tui.hosts.base import JOB_SUSPENDED
 
 COMMANDS = ("sbatch", "squeue", "scontrol", "scancel")
 POLL = 2.0  # seconds between two looks at a pending job
@@ -178,11 +179,13 @@ def ended(info: dict[str, str]) -> str:
 
 
 async def probe(job: int) -> str:
-    """"" while the job holds its nodes; else what became of it ("ended (preempted)")."""
+    """"" while the job runs on its nodes; JOB_SUSPENDED while it holds them stopped; else
+    what became of it ("ended (preempted)")."""
     try:
-        return ended(await job_info(job))
+        info = await job_info(job)
     except SwarmError:
         return ""  # Slurm did not answer now: asked again later, nothing is lost meanwhile
+    return JOB_SUSPENDED if info.get("JobState") == "SUSPENDED" else ended(info)
 
 
 async def check(key: str, spec: SlurmSpec, srun: bool) -> tuple[bool, str]:

@@ -228,3 +228,44 @@ async def test_a_job_that_ends_leaves_its_agents_lost_and_their_messages_queued(
     finally:
         await fleet.stop()
         store.close()
+
+
+async def test_a_suspended_job_is_said_and_its_return_too(slurm: SlurmCluster, home: Path,
+                                                          tmp_path: Path) -> None:
+    """`scontrol suspend` (an admin, or a preemption in SUSPEND mode) stops a job without
+    ending it: said once, its nodes are not given up, and when it resumes that is said too."""
+    from swarm_tui.agents.base import AgentState
+    from swarm_tui.config.layout import load_layout
+    from swarm_tui.fleet.engine import Fleet
+    from swarm_tui.fleet.store import Store
+    from swarm_tui.hosts.slurm import allocate, probe
+    from swarm_tui.testing.notices import Notices
+    from swarm_tui.testing.waiting import async_wait_until
+
+    loaded = await allocate(load_layout(layout(tmp_path, '{ nodes = 2 }', per_host=1)),
+                            lambda line: None)
+    store = Store(home / "ssh.sqlite3")
+    notices = Notices()
+    fleet = Fleet(loaded, store, notices, lease_probe=probe)
+    fleet.lease_probe_every = 0.5
+    await fleet.start()
+    try:
+        await async_wait_until(lambda: all(a.state is AgentState.IDLE
+                                           for a in fleet.agents.values()), 60, "agents idle")
+        (job,) = [ln.split()[0] for ln in jobs(slurm)]
+        suspend = slurm.run("scontrol", "suspend", job)
+        assert suspend.returncode == 0, suspend.stderr
+        said = f"Slurm job {job} is suspended until it resumes (gpu01, gpu02)"
+        await async_wait_until(lambda: said in notices.lines, 30, "the suspension said",
+                               lambda: repr(notices.lines))
+        assert not any(link.ended for link in fleet.links.values())
+        assert slurm.run("scontrol", "resume", job).returncode == 0
+        await async_wait_until(lambda: f"Slurm job {job} runs again (gpu01, gpu02)" in
+                               notices.lines, 30, "the return said", lambda: repr(notices.lines))
+        assert notices.lines.count(said) == 1
+        await async_wait_until(lambda: all(a.state is AgentState.IDLE
+                                           for a in fleet.agents.values()), 60,
+                               "agents idle after the job resumed")
+    finally:
+        await fleet.stop()
+        store.close()
