@@ -81,7 +81,9 @@ class Reminders:
     def state_changed(self, agent: Agent, new: AgentState) -> None:
         if new is AgentState.IDLE:
             self._idle_since.setdefault(agent.name, self.clock())
-        else:
+        elif new is not AgentState.UNREACHABLE:
+            # a link outage ends no idle stretch: what the agent did meanwhile is unknown,
+            # and back idle it is the same stall (never "went back to work")
             self._idle_since.pop(agent.name, None)
 
     def _all_done(self, agent: Agent) -> bool:
@@ -158,8 +160,9 @@ class Reminders:
             if r.kind == ReminderKind.IDLE:
                 for agent in agents:
                     since = self._idle_since.get(agent.name)
-                    if since is None or now - since < r.period:
-                        continue
+                    if since is None or now - since < r.period \
+                            or agent.state is AgentState.UNREACHABLE:
+                        continue  # (unreachable: its stretch's reminder waits for it)
                     if self._idle_fired.get((rid, agent.name)) == since:
                         continue  # once per idle stretch
                     self._idle_fired[(rid, agent.name)] = since

@@ -4,6 +4,7 @@ repeats collapse while one waits; schedules survive a restart."""
 from __future__ import annotations
 
 import datetime as dt
+import time
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,35 @@ def test_a_scheduled_fresh_start(tmp_path: Path, clock: Clock, monkeypatch) -> N
     clock.t += 4 * 3600
     assert rem.tick() == [(1, "Ada")]
     assert started == ["Ada"] and sent(fleet) == []
+
+
+def test_a_link_outage_does_not_end_an_idle_stretch(tmp_path: Path) -> None:
+    """Idle, unreachable for a while, idle again: the same stall. Its queued reminder is
+    not cancelled as if the agent had worked, and the outage does not use up its one
+    reminder per stretch (it fires once the agent is back)."""
+    clock = Clock(time.time())  # messages are stamped with the wall clock
+    fleet = fleet_with(tmp_path, '[[reminders]]\nto = "Ada"\nidle = "10m"\nskill = "stall"\n')
+    rem = Reminders(fleet, clock)
+    rem.seed()
+    ada = fleet.agents["Ada"]
+    rem.state_changed(ada, AgentState.IDLE)
+    clock.t += 11 * 60
+    assert rem.tick() == [(1, "Ada")]
+    (stall,) = fleet.store.messages()
+    rem.state_changed(ada, AgentState.UNREACHABLE)
+    clock.t += 60
+    rem.state_changed(ada, AgentState.IDLE)
+    assert rem.obsolete(ada, stall) == ""
+
+    # a second stretch that goes unreachable before its reminder is due
+    fleet.store.mark(stall.id, "delivered")
+    rem.state_changed(ada, AgentState.WORKING)
+    rem.state_changed(ada, AgentState.IDLE)
+    clock.t += 5 * 60
+    rem.state_changed(ada, AgentState.UNREACHABLE)
+    ada.tracker.state = AgentState.UNREACHABLE
+    clock.t += 6 * 60
+    assert rem.tick() == []  # not typed into a host that is down, and not used up
+    ada.tracker.state = AgentState.IDLE
+    rem.state_changed(ada, AgentState.IDLE)
+    assert rem.tick() == [(1, "Ada")]
