@@ -212,7 +212,11 @@ class FleetClient:
             if isinstance(reply, dict) and reply.get("ok") is False:
                 raise Refused(str(reply.get("error")))
             snapshot = decode(first) if first else None
-        except (OSError, TimeoutError, ValueError) as exc:  # ValidationError is a ValueError
+        except TimeoutError:
+            writer.close()
+            raise Unreachable(f"the swarm engine on {self.socket} did not answer in "
+                              f"{REQUEST_TIMEOUT:g} s") from None
+        except (OSError, ValueError) as exc:  # ValidationError is a ValueError
             writer.close()
             raise Unreachable(f"the swarm engine on {self.socket} did not answer ({exc})"
                               ) from None

@@ -69,7 +69,7 @@ class EngineLink(App[str]):
 
     def _lost_line(self, why: str) -> Text:
         offer = ", U starts it again" if self.start_engine is not None else ""
-        return Text(f"engine unreachable (retrying{offer}): {why}", no_wrap=True)
+        return Text(f"engine unreachable (retrying{offer}): {why}", overflow="ellipsis")
 
     def action_start_engine(self) -> None:
         if self.client.connected:

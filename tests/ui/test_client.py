@@ -209,6 +209,18 @@ async def test_the_end_of_the_fleet_ends_the_view(live: Live) -> None:
     assert app.return_value == "fleet 'ui' stopped by `swarm down`"
 
 
+async def test_why_the_engine_is_unreachable_fits_an_80_column_terminal(live: Live) -> None:
+    """At 80 columns the line wraps onto a second row: the cause is seen, not cut off."""
+    app = SwarmApp(live.client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await live.server.stop()  # retries then find no socket: a long reason with a path
+        await until(lambda: "(No such file or directory)" in text_of(app.screen),
+                    what="the whole reason on screen", detail=lambda: text_of(app.screen))
+        assert "engine unreachable (retrying): no swarm engine answers on" in \
+            text_of(app.screen)
+
+
 async def test_the_view_says_when_the_engine_is_gone_and_comes_back(live: Live) -> None:
     app = SwarmApp(live.client)
     view: FleetView = live.view
