@@ -322,10 +322,15 @@ class SwarmApp(AgentActions):
             self._status.update(status, layout=False)  # one row, always: no new layout
 
     def _draw_waits(self) -> None:
-        """How long an agent has waited on a dialog counts up in its tile's title (the
-        sidebar's clock ticks with the sidebar)."""
-        if any(asking(self.view.agents.get(t.name_shown or "")) for t in self._tiles):
+        """How long an agent has waited on a dialog, or its host's link been down, counts
+        up in its tile's title (the sidebar's clock ticks with the sidebar)."""
+        if any(asking(self.view.agents.get(t.name_shown or "")) or self._link_down(t.name_shown)
+               for t in self._tiles):
             self._draw_states()
+
+    def _link_down(self, name: str | None) -> bool:
+        host = self.view.host_of(name) if name else None
+        return host is not None and not host.connected
 
     def _visible_names(self) -> set[str]:
         names = set(self._page_names())

@@ -31,11 +31,12 @@ FULL, SHORT, NONE = 0, 1, 2  # the state's word: whole, short (`needs you`), lef
 
 def right_part(agent: AgentView, now: float, oldest: float | None, words: int) -> str:
     """The row's right side: queued messages, the state's word, and how long it has
-    waited on a prompt (else how long its screen has been quiet)."""
+    waited on a prompt or been unreachable (else how long its screen has been quiet)."""
     queue = ""
     if agent.queued:
         queue = f"✉{agent.queued}" + (f" {glance(oldest, now)}" if oldest is not None else "")
-    waited = agent.state_since if agent.state == "needs-permission" else agent.last_output
+    waited = agent.state_since if agent.state in ("needs-permission", "unreachable") \
+        else agent.last_output
     quiet = glance(waited, now) if waited is not None else ""
     word = (agent.state, SHORT_STATES.get(agent.state, agent.state), "")[words]
     return " ".join(p for p in (queue, word, quiet) if p)
