@@ -10,6 +10,7 @@ screen is read back to confirm the box emptied, with at most one rescue Enter.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import os
 import time
@@ -21,6 +22,7 @@ from swarm_tui.fleet.store import (
     CANCELLED,
     DELIVERED,
     FAILED,
+    QUEUED,
     SENDING,
     UNCERTAIN,
     Message,
@@ -102,12 +104,14 @@ class Injector:
         self._held: dict[str, Message] = {}  # per agent: its message whose handling failed
         self._outcome: dict[int, tuple[str, str]] = {}  # typed; status not yet journaled
         self._firsts: set[int] = set()  # ids of the messages queued to go first
+        # queues of agents that left while typing: one of that name that comes back waits
+        self._leaving: dict[str, asyncio.Task[None]] = {}
 
     def start(self, agent: Agent) -> None:
         """Run the agent's queue. An agent of the same name that left the fleet (live
         reload) has its old queue retired first, so only one queue types into a pane."""
         known = self._tasks.get(agent.name)
-        previous = None
+        previous = self._leaving.pop(agent.name, None)  # it left and is back: after that one
         if known is not None:
             if known[0] is agent and not known[1].done():
                 return
@@ -120,8 +124,15 @@ class Injector:
         in the journal (for the agent's return). A message being typed is finished first."""
         known = self._tasks.get(agent.name)
         if known is not None and known[0] is agent:
-            self._retire(*known)
+            leaving = self._retire(*known)
+            if not leaving.done():
+                self._leaving[agent.name] = leaving
+                leaving.add_done_callback(functools.partial(self._left, agent.name))
             del self._tasks[agent.name]
+
+    def _left(self, name: str, task: asyncio.Task[None]) -> None:
+        if self._leaving.get(name) is task:
+            del self._leaving[name]
 
     def _retire(self, agent: Agent, task: asyncio.Task[None]) -> asyncio.Task[None]:
         self._held.pop(agent.name, None)  # still queued in the journal: resumed from there
@@ -200,6 +211,9 @@ class Injector:
             await self._wait_ready(agent)
             if agent.first and message.id not in self._firsts:
                 raise _GoesFirst
+            now = self._store.message(message.id)
+            if now is not None and now.status != QUEUED:
+                return now  # settled meanwhile: the queue of this name before it typed it
             why = self._obsolete(agent, message)
             if why:
                 self._store.mark(message.id, CANCELLED, why)

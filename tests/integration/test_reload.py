@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from swarm_tui.testing import async_wait_until, mock_agent
@@ -87,3 +89,43 @@ async def test_an_edit_that_cannot_be_applied_changes_nothing(sandbox, start_fle
         await apply_layout(run.fleet, load_layout(bad))
     assert list(run.fleet.agents) == ["Ada", "Bo"]
     assert len(sandbox.tmux("tx").windows()) == windows  # no window was made for Cy
+
+
+async def test_an_agent_removed_while_its_message_is_typed_and_back_gets_it_once(
+        sandbox, start_fleet, monkeypatch):
+    """Removed by a live reload just as its queue began typing a message, and added back at
+    once: the old queue finishes that message, the new one waits for it and does not type
+    it again (it was typed twice: seen in CI, where the race comes up under load). The old
+    queue is held at its first look at the screen, so the race happens every time."""
+    from swarm_tui.config.layout import load_layout
+    from swarm_tui.fleet.reload import apply_layout
+
+    ada, cy = mock_agent("Ada"), mock_agent("Cy")
+    path = sandbox.layout("race", ada, cy)
+    run = await start_fleet(path)
+    await run.wait_states("idle")
+    injector = run.fleet._injector  # noqa: SLF001 - the race is set up inside the queue
+    old_cy = run.fleet.agents["Cy"]
+    capture = injector._capture  # noqa: SLF001
+    gate, held = asyncio.Event(), asyncio.Event()
+
+    async def slow_first_look(agent):
+        if agent is old_cy and not gate.is_set():
+            held.set()
+            await gate.wait()
+        return await capture(agent)
+
+    monkeypatch.setattr(injector, "_capture", slow_first_look)
+    (message,) = run.fleet.send(["Cy"], "typed during the reload")
+    await async_wait_until(held.is_set, 10, "the old queue to begin typing")
+    await apply_layout(run.fleet, load_layout(sandbox.layout("race", ada)))
+    await apply_layout(run.fleet, load_layout(sandbox.layout("race", ada, cy)))
+    assert run.fleet.agents["Cy"] is not old_cy
+    gate.set()
+    await async_wait_until(lambda: run.store.message(message.id).status == "delivered", 20,
+                           "the message delivered", run.screens)
+    await run.wait_states("idle", ["Cy"], timeout=15)
+    (after,) = run.fleet.send(["Cy"], "and the next")
+    await async_wait_until(lambda: run.store.message(after.id).status == "delivered", 20,
+                           "the next message delivered", run.screens)
+    assert sandbox.received("Cy") == ["typed during the reload", "and the next"]
