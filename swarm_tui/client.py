@@ -439,8 +439,12 @@ def cmd_ls(args: argparse.Namespace, run_dir: Path) -> int:
         queued = str(a["queued"])
         if a.get("oldest_queued"):  # how long the oldest of them has waited
             queued += f" ({_age(a['oldest_queued'])})"
-        rows.append((a["name"], a["role"], a["cli"], a["state"], _age(a["last_output"]), ctx,
-                     queued, a["focus"]))
+        # as the sidebar: how long it has waited on a prompt or been unreachable, else how
+        # long its screen has been quiet
+        waited = a.get("state_since") if a["state"] in ("needs-permission", "unreachable") \
+            else None
+        rows.append((a["name"], a["role"], a["cli"], a["state"],
+                     _age(waited or a["last_output"]), ctx, queued, a["focus"]))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1])
