@@ -212,6 +212,10 @@ class Injector:
             if agent.first and message.id not in self._firsts:
                 raise _GoesFirst
             now = self._store.message(message.id)
+            if now is not None and now.status == SENDING:  # a failed try was typing it
+                self._store.mark(message.id, UNCERTAIN, "its typing was interrupted; it is "
+                                 "never typed twice")
+                return self._store.message(message.id) or now
             if now is not None and now.status != QUEUED:
                 return now  # settled meanwhile: the queue of this name before it typed it
             why = self._obsolete(agent, message)
