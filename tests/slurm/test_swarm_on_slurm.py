@@ -11,7 +11,10 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from swarm_tui.testing.slurm import SlurmCluster
 from swarm_tui.testing.waiting import wait_until
@@ -186,10 +189,10 @@ def test_srun_reaches_the_nodes_without_ssh(slurm: SlurmCluster, home: Path, tmp
         engine.stop()
 
 
-async def test_a_job_that_ends_leaves_its_agents_lost_and_their_messages_queued(
-        slurm: SlurmCluster, home: Path, tmp_path: Path) -> None:
-    """Preempted, cancelled or out of time: its nodes' agents are lost (never started
-    again there), what is queued for them stays queued; nothing else is disturbed."""
+@asynccontextmanager
+async def probed_fleet(path: Path, home: Path) -> AsyncIterator[tuple[Any, Any, Any]]:
+    """The layout's allocation as an in-process fleet whose job is probed every 0.5 s, once
+    every agent is idle: (fleet, store, notices); stopped after."""
     from swarm_tui.agents.base import AgentState
     from swarm_tui.config.layout import load_layout
     from swarm_tui.fleet.engine import Fleet
@@ -198,8 +201,6 @@ async def test_a_job_that_ends_leaves_its_agents_lost_and_their_messages_queued(
     from swarm_tui.testing.notices import Notices
     from swarm_tui.testing.waiting import async_wait_until
 
-    path = layout(tmp_path, '{ nodes = 2 }', per_host=1)
-    path.write_text(path.read_text() + f'[[agents]]\nname = "Planner"\nargs = {FAST}\n')
     loaded = await allocate(load_layout(path), lambda line: None)
     store = Store(home / "ssh.sqlite3")
     notices = Notices()
@@ -207,9 +208,26 @@ async def test_a_job_that_ends_leaves_its_agents_lost_and_their_messages_queued(
     fleet.lease_probe_every = 0.5
     await fleet.start()
     try:
+        await async_wait_until(lambda: all(a.state is AgentState.IDLE
+                                           for a in fleet.agents.values()), 60,
+                               "every agent idle")
+        yield fleet, store, notices
+    finally:
+        await fleet.stop()
+        store.close()
+
+
+async def test_a_job_that_ends_leaves_its_agents_lost_and_their_messages_queued(
+        slurm: SlurmCluster, home: Path, tmp_path: Path) -> None:
+    """Preempted, cancelled or out of time: its nodes' agents are lost (never started
+    again there), what is queued for them stays queued; nothing else is disturbed."""
+    from swarm_tui.agents.base import AgentState
+    from swarm_tui.testing.waiting import async_wait_until
+
+    path = layout(tmp_path, '{ nodes = 2 }', per_host=1)
+    path.write_text(path.read_text() + f'[[agents]]\nname = "Planner"\nargs = {FAST}\n')
+    async with probed_fleet(path, home) as (fleet, store, notices):
         agents = fleet.agents
-        await async_wait_until(lambda: all(a.state is AgentState.IDLE for a in agents.values()),
-                               60, "every agent idle")
         (job,) = [ln.split()[0] for ln in jobs(slurm)]
         assert slurm.run("scancel", job).returncode == 0  # as a preemption ends it
         await async_wait_until(lambda: all(fleet.links[n].ended for n in ("gpu01", "gpu02")),
@@ -225,9 +243,6 @@ async def test_a_job_that_ends_leaves_its_agents_lost_and_their_messages_queued(
                                            for r in received(tmp_path)), 30, "the planner's")
         assert store.message(queued.id).status == "queued"  # kept for the next allocation
         assert fleet.links["gpu01"].connected is False
-    finally:
-        await fleet.stop()
-        store.close()
 
 
 async def test_a_suspended_job_is_said_and_its_return_too(slurm: SlurmCluster, home: Path,
@@ -235,23 +250,10 @@ async def test_a_suspended_job_is_said_and_its_return_too(slurm: SlurmCluster, h
     """`scontrol suspend` (an admin, or a preemption in SUSPEND mode) stops a job without
     ending it: said once, its nodes are not given up, and when it resumes that is said too."""
     from swarm_tui.agents.base import AgentState
-    from swarm_tui.config.layout import load_layout
-    from swarm_tui.fleet.engine import Fleet
-    from swarm_tui.fleet.store import Store
-    from swarm_tui.hosts.slurm import allocate, probe
-    from swarm_tui.testing.notices import Notices
     from swarm_tui.testing.waiting import async_wait_until
 
-    loaded = await allocate(load_layout(layout(tmp_path, '{ nodes = 2 }', per_host=1)),
-                            lambda line: None)
-    store = Store(home / "ssh.sqlite3")
-    notices = Notices()
-    fleet = Fleet(loaded, store, notices, lease_probe=probe)
-    fleet.lease_probe_every = 0.5
-    await fleet.start()
-    try:
-        await async_wait_until(lambda: all(a.state is AgentState.IDLE
-                                           for a in fleet.agents.values()), 60, "agents idle")
+    path = layout(tmp_path, '{ nodes = 2 }', per_host=1)
+    async with probed_fleet(path, home) as (fleet, _, notices):
         (job,) = [ln.split()[0] for ln in jobs(slurm)]
         suspend = slurm.run("scontrol", "suspend", job)
         assert suspend.returncode == 0, suspend.stderr
@@ -266,6 +268,3 @@ async def test_a_suspended_job_is_said_and_its_return_too(slurm: SlurmCluster, h
         await async_wait_until(lambda: all(a.state is AgentState.IDLE
                                            for a in fleet.agents.values()), 60,
                                "agents idle after the job resumed")
-    finally:
-        await fleet.stop()
-        store.close()
