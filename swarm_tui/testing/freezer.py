@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from swarm_tui.testing import procs
 from swarm_tui.testing.waiting import wait_until
 
 FREEZER = Path("/sys/fs/cgroup/freezer")
@@ -22,18 +23,7 @@ FREEZER = Path("/sys/fs/cgroup/freezer")
 
 def session_pids(leader: int) -> list[int]:
     """Every process in the session `leader` leads (a pane's CLI and all it started)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue  # it ended while we looked
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[3]) == leader:  # state ppid pgrp session ...
-            pids.append(int(entry.name))
-    return pids
+    return [pid for pid, (_, fields) in procs.stats().items() if int(fields[3]) == leader]
 
 
 @contextmanager

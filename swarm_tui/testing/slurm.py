@@ -35,7 +35,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from swarm_tui.testing import netns
+from swarm_tui.testing import netns, procs
 from swarm_tui.testing.waiting import wait_until
 
 SLURMCTLD = "/usr/sbin/slurmctld"
@@ -74,18 +74,7 @@ def _free_port(addr: str) -> int:
 
 def _proc_tree() -> dict[int, tuple[int, str]]:
     """pid -> (parent pid, command name), for every process."""
-    out: dict[int, tuple[int, str]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        comm = stat[stat.index("(") + 1:stat.rindex(")")]
-        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
-        out[int(entry.name)] = (ppid, comm)
-    return out
+    return {pid: (int(fields[1]), comm) for pid, (comm, fields) in procs.stats().items()}
 
 
 def _descendants(roots: set[int], tree: Mapping[int, tuple[int, str]]) -> set[int]:
