@@ -7,6 +7,7 @@ batches on one timer. Every action is also a command in the palette (ctrl+p).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -25,6 +26,7 @@ from swarm_tui.ui.asking import asking
 from swarm_tui.ui.bridge import LayoutNote, UiBridge
 from swarm_tui.ui.command import swarm_command
 from swarm_tui.ui.compositor import FleetScreen
+from swarm_tui.ui.durations import Clock
 from swarm_tui.ui.footer import FleetFooter
 from swarm_tui.ui.grid import MAX_PER_PAGE, cells, grid_shape, min_tile_width, sidebar_width
 from swarm_tui.ui.help import HelpScreen, fleet_help
@@ -118,7 +120,7 @@ class SwarmApp(AgentActions):
         self._frame = self.set_interval(FRAME, self._draw_changes)
         self.bridge.wake = self._frame.resume
         self.bridge.on_screen = self._draw_screen
-        self.set_interval(1.0, self._draw_sidebar)
+        self.set_interval(1.0, self._tick_sidebar)
         self.set_interval(1.0, self._draw_waits)
         self.call_after_refresh(self._relayout)
 
@@ -348,12 +350,21 @@ class SwarmApp(AgentActions):
         self.marked &= set(self.view.agents)
         self._relayout()
 
+    def _tick_sidebar(self) -> None:
+        """Once a second: the sidebar again only if one of its clocks moved (or its size or
+        theme changed); a fleet at rest costs nothing here most seconds."""
+        if self._sidebar.stale(time.time()):
+            self._draw_sidebar()
+        elif self._judge.display:
+            self._judge.refresh_pane()
+
     def _draw_sidebar(self) -> None:
         view = self.view
         shown = [view.agents[n] for n in self.order if n in view.agents]
+        clock = Clock(time.time())
         self._sidebar.show(shown, self.current_name(), self.marked,
-                           set(self._page_names()), view.hosts, agent_notes(view),
-                           view.oldest_open())
+                           set(self._page_names()), view.hosts, agent_notes(view, clock),
+                           view.oldest_open(), clock)
         if self._judge.display:
             self._judge.refresh_pane()
 

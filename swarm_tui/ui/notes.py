@@ -13,7 +13,7 @@ from swarm_tui.protocol.models import (
     STOPPED,
     TaskView,
 )
-from swarm_tui.ui.durations import duration
+from swarm_tui.ui.durations import Clock
 
 WITH_REASONS = (INCOMPLETE, STOPPED, NO_VERDICT)
 
@@ -43,8 +43,9 @@ def task_note(task: TaskView) -> str:
     return ("■ " if task.status == STOPPED else "▸ ") + text
 
 
-def agent_notes(view: FleetView) -> dict[str, str]:
-    """Per agent: the task it shows and its next reminder's countdown."""
+def agent_notes(view: FleetView, clock: Clock) -> dict[str, str]:
+    """Per agent: the task it shows and its next reminder's countdown (a glance: `⏰ 19m`,
+    `⏰ 50s`, seconds in the last ten; `clock` learns when it next reads otherwise)."""
     notes = {}
     for name in view.agents:
         parts = []
@@ -53,7 +54,7 @@ def agent_notes(view: FleetView) -> dict[str, str]:
             parts.append(task_note(task))
         due = view.countdown(name)
         if due is not None:
-            parts.append(f"⏰ {duration(due)}")
+            parts.append(f"⏰ {clock.left(due)}")
         if parts:
             notes[name] = "  ".join(parts)
     return notes

@@ -17,7 +17,7 @@ from textual.strip import Strip
 
 from swarm_tui.protocol.models import AgentView, ChangeView, HostView
 from swarm_tui.ui.asking import asking, sidebar_note
-from swarm_tui.ui.durations import glance
+from swarm_tui.ui.durations import Clock
 from swarm_tui.ui.fit import clip
 from swarm_tui.ui.tiles import CONSOLE, SHORT_STATES, STATE_MARKS, state_styles
 
@@ -29,25 +29,25 @@ MIN_NAME = 8  # columns of an agent's name the sidebar keeps before dropping the
 FULL, SHORT, NONE = 0, 1, 2  # the state's word: whole, short (`needs you`), left out
 
 
-def right_part(agent: AgentView, now: float, oldest: float | None, words: int) -> str:
+def right_part(agent: AgentView, clock: Clock, oldest: float | None, words: int) -> str:
     """The row's right side: queued messages, the state's word, and how long it has
     waited on a prompt or been unreachable (else how long its screen has been quiet)."""
     queue = ""
     if agent.queued:
-        queue = f"✉{agent.queued}" + (f" {glance(oldest, now)}" if oldest is not None else "")
+        queue = f"✉{agent.queued}" + (f" {clock.since(oldest)}" if oldest is not None else "")
     waited = agent.state_since if agent.state in ("needs-permission", "unreachable") \
         else agent.last_output
-    quiet = glance(waited, now) if waited is not None else ""
+    quiet = clock.since(waited) if waited is not None else ""
     word = (agent.state, SHORT_STATES.get(agent.state, agent.state), "")[words]
     return " ".join(p for p in (queue, word, quiet) if p)
 
 
-def state_words(agents: Sequence[AgentView], width: int, now: float,
+def state_words(agents: Sequence[AgentView], width: int, clock: Clock,
                 oldest: dict[str, float]) -> int:
     """How every row says its state (FULL, SHORT or NONE): the longest way that leaves
     each name its room, the same on every row (the mark and colour say it too)."""
     for words in (FULL, SHORT):
-        if all(len(right_part(a, now, oldest.get(a.name), words)) + 4 + MIN_NAME <= width
+        if all(len(right_part(a, clock, oldest.get(a.name), words)) + 4 + MIN_NAME <= width
                for a in agents):
             return words
     return NONE
@@ -119,7 +119,7 @@ def gpu_memory(gpus: Sequence[Gpu]) -> str:
     return "".join(_bar(g.mem_used / g.mem_total if g.mem_total else 0) for g in gpus)
 
 
-def host_line(link: HostView, width: int, now: float) -> Text:
+def host_line(link: HostView, width: int, clock: Clock) -> Text:
     """A node's header: its state on the first line (cut to `width`), then, under it, the
     job holding it and the time left, and its GPUs."""
     line = Text(no_wrap=True, overflow="ellipsis")
@@ -127,10 +127,10 @@ def host_line(link: HostView, width: int, now: float) -> Text:
     if link.connected:
         line.append("■ ", style="green")
         line.append(link.name, style="bold")
-        line.append(f"  up {glance(link.since, now)}", style="grey62")
+        line.append(f"  up {clock.since(link.since)}", style="grey62")
         if link.lease:  # a Slurm job's node: which job, and how long it has left
-            left = link.lease_ends - now if link.lease_ends else 0.0
-            lease = Text(f"\n   {link.lease}" + (f" · {glance(now, link.lease_ends)} left"
+            left = link.lease_ends - clock.now if link.lease_ends else 0.0
+            lease = Text(f"\n   {link.lease}" + (f" · {clock.left(left)} left"
                                                    if left > 0 else ""),
                          style="yellow" if 0 < left < 30 * 60 else "grey62")
             lease.truncate(width, overflow="ellipsis")
@@ -142,7 +142,7 @@ def host_line(link: HostView, width: int, now: float) -> Text:
         line.append("■ ", style="bold red")
         line.append(link.name, style="bold red")
         why = link.detail.removeprefix(f"{link.name}: ")
-        line.append(f"  down {glance(link.since, now)}: {why}", style="red")
+        line.append(f"  down {clock.since(link.since)}: {why}", style="red")
     line.truncate(width, overflow="ellipsis")
     line.append_text(more)
     return line
@@ -151,7 +151,8 @@ def host_line(link: HostView, width: int, now: float) -> Text:
 class Sidebar(ScrollView, can_focus=False):
     """Two lines per agent: mark, name, state, quiet time; then the focus label. A virtual
     list: only the rows on screen are drawn, each once until it changes (a fleet of 128 is
-    ~260 rows; its clocks tick every second), and the selected agent is kept in view."""
+    ~260 rows), the whole list built again only when something on it changed or one of its
+    clocks shows a new text (`stale`), and the selected agent is kept in view."""
 
     class Picked(Message):
         def __init__(self, name: str) -> None:
@@ -166,16 +167,21 @@ class Sidebar(ScrollView, can_focus=False):
         self._strips: dict[tuple[object, ...], Strip] = {}
         self._kept_in_view: str | None = None
         self._colours: tuple[str, dict[str, str]] | None = None
-        # rows as built, by what they show: the sidebar is rebuilt every second for its
-        # clocks, and most rows (a fleet at rest) show what they showed a second ago
+        # rows as built, by what they show: when the list is built again, most rows show
+        # what they showed before
         self._made: dict[tuple[object, ...], Text] = {}
+        # when the rows' first clock shows a new text, and the width and theme they were
+        # built for: until one of those changes, building them again would change nothing
+        self._due = 0.0
+        self._built_for: tuple[int, str] = (0, "")
 
     def show(self, agents: list[AgentView], selected: str | None, marked: set[str],
              visible: set[str], links: dict[str, HostView],
              notes: dict[str, str] | None = None,
-             oldest: dict[str, float] | None = None) -> None:
-        """`oldest`: per agent, when its oldest still-queued message was written."""
-        now = time.time()
+             oldest: dict[str, float] | None = None, clock: Clock | None = None) -> None:
+        """`oldest`: per agent, when its oldest still-queued message was written; `clock`:
+        the moment the rows show (the one `notes` were written with)."""
+        clock = clock or Clock(time.time())
         colours = self.colours()
         grouped = len(links) > 1 or any(k != "local" for k in links)
         hosts = list(links)
@@ -186,18 +192,18 @@ class Sidebar(ScrollView, can_focus=False):
             lines: list[Text] = []
             rows: list[str] = []
             current_host = None
-            words = state_words(order, width, now, oldest or {})
+            words = state_words(order, width, clock, oldest or {})
             for agent in order:
                 if grouped and agent.host != current_host:
                     current_host = agent.host
                     link = links.get(current_host) or HostView(
                         name=current_host, connected=False, detail="no word from this host")
-                    header = host_line(link, width, now).split("\n")
+                    header = host_line(link, width, clock).split("\n")
                     lines += header
                     rows += [""] * len(header)
                 lines.append(self._row(
                     agent, agent.name == selected, agent.name in marked, agent.name in visible,
-                    width, now, (oldest or {}).get(agent.name), colours, words))
+                    width, clock, (oldest or {}).get(agent.name), colours, words))
                 focus = sidebar_note(agent) if asking(agent) else agent.focus or "—"
                 key = ("focus", focus, width, agent.changes, id(colours))
                 lines.append(self._made.get(key) or self._keep(
@@ -220,6 +226,7 @@ class Sidebar(ScrollView, can_focus=False):
             lines, rows = build(width := max(10, room[not tall]))
         keys = [(line.plain, tuple(line.spans)) for line in lines]
         self._rows = rows
+        self._due, self._built_for = clock.due, (inner, self.app.theme)
         if len(keys) == len(self._keys) and width == self.virtual_size.width:
             changed = [i for i, (new, old) in enumerate(zip(keys, self._keys, strict=True))
                        if new != old]
@@ -234,6 +241,13 @@ class Sidebar(ScrollView, can_focus=False):
             self._kept_in_view = selected  # once per new selection: the wheel still scrolls
             self.scroll_to_region(Region(0, rows.index(selected), width, 2), animate=False,
                                   immediate=True)
+
+    def stale(self, now: float) -> bool:
+        """Whether the rows shown are out of date by themselves: a clock on them moved, or
+        the sidebar's width or the theme changed. (Everything else they show is drawn when
+        it changes.)"""
+        return now >= self._due or self._built_for != (self.content_region.width or 32,
+                                                       self.app.theme)
 
     def colours(self) -> dict[str, str]:
         """Each state's style in the current theme (the tiles' border colours)."""
@@ -268,9 +282,9 @@ class Sidebar(ScrollView, can_focus=False):
         return line
 
     def _row(self, agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,
-             now: float, oldest: float | None, colours: dict[str, str], words: int) -> Text:
+             clock: Clock, oldest: float | None, colours: dict[str, str], words: int) -> Text:
         """The agent's first row, built once for what it shows."""
-        right = right_part(agent, now, oldest, words)
+        right = right_part(agent, clock, oldest, words)
         key = (agent.name, agent.state, right, selected, marked, visible, width, id(colours))
         made = self._made.get(key)
         if made is None:

@@ -6,6 +6,7 @@ An agent unreachable for 5 s whose screen was last seen changing 30 s ago read
 from __future__ import annotations
 
 from swarm_tui.protocol.models import AgentView
+from swarm_tui.ui.durations import Clock
 from swarm_tui.ui.sidebar import FULL, right_part
 
 NOW = 1_800_000_000.0
@@ -14,7 +15,7 @@ NOW = 1_800_000_000.0
 def row(state: str) -> str:
     agent = AgentView(name="Gauss", role="worker", state=state, last_output=NOW - 30,
                       state_since=NOW - 5)
-    return right_part(agent, NOW, None, FULL)
+    return right_part(agent, Clock(NOW), None, FULL)
 
 
 def test_unreachable_counts_from_the_outage() -> None:
