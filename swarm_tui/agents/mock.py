@@ -278,8 +278,12 @@ class MockAgent:
         elif self.work is not None and self.permission is None:
             secs = int(now - self.work.started)
             spin = SPINNER[self.frame % len(SPINNER)]
-            bottom.append(f"{spin} Working… ({secs}s · ↓ {self.work.tokens} tokens · "
-                          "esc to interrupt)")
+            # as Claude Code's does, the line drops its counters before it is cut
+            forms = (f"({secs}s · ↓ {self.work.tokens} tokens · esc to interrupt)",
+                     f"({secs}s · esc to interrupt)", "(esc to interrupt)")
+            bottom.append(next((f"{spin} Working… {f}" for f in forms
+                                if len(f) + len("⠋ Working… ") <= cols),
+                               f"{spin} Working… {forms[-1]}"))
         if self.permission is not None:
             bottom += ["╭" + "─" * (cols - 2) + "╮",
                        f"│ Do you want to {self.permission}?",

@@ -11,6 +11,8 @@ from swarm_tui.config.layout import ResolvedAgent
 from swarm_tui.hosts.base import LaunchContext
 
 BUSY = re.compile(r"esc to interrupt|ctrl\+c to interrupt")
+# its spinner's line, even cut by a window too narrow for the whole of it
+SPINNING = re.compile(r"^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Working…")
 STARTING = re.compile(r"^\S Starting ")
 QUESTION = re.compile(r"Do you want to (.+?)\?")
 CONTEXT = re.compile(r"(\d+)% context left")
@@ -55,7 +57,7 @@ class MockAdapter(Adapter):
         status = shown[top - 1] if top > 0 else ""
         if STARTING.search(status):
             return Reading(AgentState.STARTING, None, "", context)
-        if BUSY.search(status):
+        if BUSY.search(status) or SPINNING.match(status):
             return Reading(AgentState.WORKING, draft, "", context)
         return Reading(AgentState.IDLE, draft, "", context)
 
