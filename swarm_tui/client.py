@@ -424,6 +424,11 @@ def _duration(secs: float) -> str:
     return "0s"
 
 
+# states whose clock counts from when they began (the sidebar's too): waiting on a prompt,
+# unreachable, idle or exited since then; a working agent's counts its quiet screen
+SINCE_STATE = ("needs-permission", "unreachable", "idle", "exited")
+
+
 def _age(ts: float) -> str:
     return _duration(time.time() - ts)
 
@@ -439,10 +444,9 @@ def cmd_ls(args: argparse.Namespace, run_dir: Path) -> int:
         queued = str(a["queued"])
         if a.get("oldest_queued"):  # how long the oldest of them has waited
             queued += f" ({_age(a['oldest_queued'])})"
-        # as the sidebar: how long it has waited on a prompt or been unreachable, else how
-        # long its screen has been quiet
-        waited = a.get("state_since") if a["state"] in ("needs-permission", "unreachable") \
-            else None
+        # as the sidebar: how long it has been what STATE says, or (working) how long its
+        # screen has been quiet
+        waited = a.get("state_since") if a["state"] in SINCE_STATE else None
         rows.append((a["name"], a["role"], a["cli"], a["state"],
                      _age(waited or a["last_output"]), ctx, queued, a["focus"]))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]

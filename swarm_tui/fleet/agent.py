@@ -13,6 +13,11 @@ from swarm_tui.fleet.store import Message
 from swarm_tui.fleet.tracker import StateTracker
 from swarm_tui.protocol.models import ChangeView
 
+# seconds after swarm resized an agent's window in which its output is the CLI redrawing for
+# the new size, not activity (unless it works anyway): paging the view, zooming or resizing
+# the terminal must not end an idle stretch, move its clocks, or count as work
+REDRAW_GRACE = 2.0
+
 
 @dataclass(eq=False)
 class Agent:
@@ -30,6 +35,7 @@ class Agent:
     activity_at: float = 0.0  # when tmux last reported it active while muted (monotonic)
     last_capture: float = 0.0
     last_output_wall: float = field(default_factory=time.time)
+    resized_at: float = 0.0  # when swarm last resized its window (monotonic): the CLI redraws
     inbox: asyncio.Queue[Message] = field(default_factory=asyncio.Queue)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     pending: int = 0  # messages queued or being delivered
@@ -78,6 +84,12 @@ class Agent:
     def oldest_queued(self) -> float | None:
         """When the oldest message still waiting in its queue was written (wall time)."""
         return min(self.waiting.values()) if self.waiting else None
+
+    def redraws(self, now: float) -> bool:
+        """Whether output at `now` (monotonic) is the CLI redrawing for a window swarm just
+        resized: its screen is read again, but it is not counted as the agent's output."""
+        return now - self.resized_at < REDRAW_GRACE and \
+            self.tracker.state not in (AgentState.WORKING, AgentState.STARTING)
 
     def plain_screen(self) -> list[str]:
         return [plain(line) for line in self.screen]

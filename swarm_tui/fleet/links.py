@@ -209,8 +209,10 @@ class HostLinks:
         if isinstance(event, Output):
             agent = link.by_pane.get(event.pane)
             if agent is not None:
-                agent.tracker.output(time.monotonic())
-                agent.last_output_wall = time.time()
+                now = time.monotonic()
+                if not agent.redraws(now):  # (a redraw for a new size is not output)
+                    agent.tracker.output(now)
+                    agent.last_output_wall = time.time()
                 screens.mark(agent)
         elif isinstance(event, Pause):
             agent = link.by_pane.get(event.pane)

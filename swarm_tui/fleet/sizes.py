@@ -88,6 +88,7 @@ class WindowSizer:
                 commands.append(f"resize-window -t {quote(agent.window)} -x {size[0]} "
                                 f"-y {size[1]}")  # manual again, the tile's size
                 self._applied[key] = size
+                agent.resized_at = now  # what it prints next is a redraw (fleet/agent.py)
         if commands:
             await control.run_all(commands)
 

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from swarm_tui.client import SINCE_STATE
 from swarm_tui.protocol.models import AgentView, ChangeView, HostView
 from swarm_tui.ui.asking import asking, sidebar_note
 from swarm_tui.ui.durations import Clock
@@ -30,13 +31,13 @@ FULL, SHORT, NONE = 0, 1, 2  # the state's word: whole, short (`needs you`), lef
 
 
 def right_part(agent: AgentView, clock: Clock, oldest: float | None, words: int) -> str:
-    """The row's right side: queued messages, the state's word, and how long it has
-    waited on a prompt or been unreachable (else how long its screen has been quiet)."""
+    """The row's right side: queued messages, the state's word, and how long it has been
+    in that state (waiting on a prompt, unreachable, idle, exited), or, working, how long
+    its screen has been quiet."""
     queue = ""
     if agent.queued:
         queue = f"✉{agent.queued}" + (f" {clock.since(oldest)}" if oldest is not None else "")
-    waited = agent.state_since if agent.state in ("needs-permission", "unreachable") \
-        else agent.last_output
+    waited = agent.state_since if agent.state in SINCE_STATE else agent.last_output
     quiet = clock.since(waited) if waited is not None else ""
     word = (agent.state, SHORT_STATES.get(agent.state, agent.state), "")[words]
     return " ".join(p for p in (queue, word, quiet) if p)

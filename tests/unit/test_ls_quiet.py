@@ -1,7 +1,8 @@
-"""`swarm ls`'s QUIET column says what the sidebar says: for an agent waiting on a prompt or
-unreachable, how long that has lasted; for the rest, how long its screen has been quiet. A
-new-user trial saw `0s` in `swarm ls` for agents the view showed as `needs you 4m` (a
-dialog's CLI may keep redrawing)."""
+"""`swarm ls`'s QUIET column says what the sidebar says: for an agent waiting on a prompt,
+unreachable, idle or exited, how long that has lasted; for a working one, how long its
+screen has been quiet. A new-user trial saw `0s` in `swarm ls` for agents the view showed as
+`needs you 4m` (a dialog's CLI may keep redrawing), and `14s` for an agent idle for minutes
+whose CLI had redrawn for a resized window."""
 
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ def test_quiet_follows_the_state(monkeypatch: pytest.MonkeyPatch,
                 "queued": 0, "oldest_queued": None, "focus": ""}
 
     reply = {"agents": [agent("Asks", "needs-permission"), agent("Gone", "unreachable"),
+                        agent("Rests", "idle"), agent("Ended", "exited"),
                         agent("Works", "working")]}
     monkeypatch.setattr(client, "_ask", lambda *a, **k: reply)
     assert client.cmd_ls(argparse.Namespace(json=False, fleet=None), Path("/nonexistent")) == 0
     rows = {line.split()[0]: line.split()[4] for line in capsys.readouterr().out.splitlines()[1:]}
-    assert rows == {"Asks": "4m", "Gone": "4m", "Works": "2s"}
+    assert rows == {"Asks": "4m", "Gone": "4m", "Rests": "4m", "Ended": "4m", "Works": "2s"}

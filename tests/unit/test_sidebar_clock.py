@@ -1,5 +1,6 @@
 """The sidebar's clock says how long an agent has been what its row says: for one waiting on a
-prompt or unreachable, since that began; for the rest, how long its screen has been quiet.
+prompt, unreachable, idle or exited, since that began; working, how long its screen has been
+quiet.
 An agent unreachable for 5 s whose screen was last seen changing 30 s ago read
 `unreachable 30s`, as if the outage were 30 s old."""
 
@@ -26,6 +27,11 @@ def test_a_prompt_counts_from_when_it_was_asked() -> None:
     assert row("needs-permission") == "needs-permission 5s"
 
 
-def test_idle_and_working_count_the_quiet_screen() -> None:
-    assert row("idle") == "idle 30s"
+def test_idle_and_exited_count_from_when_they_began() -> None:
+    # (a CLI redrawing for a resized window printed; the agent stayed idle all along)
+    assert row("idle") == "idle 5s"
+    assert row("exited") == "exited 5s"
+
+
+def test_working_counts_the_quiet_screen() -> None:
     assert row("working") == "working 30s"
