@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from functools import partial
 from typing import Any
 
@@ -26,6 +27,11 @@ from swarm_tui.ui.prompt import FocusScreen
 from swarm_tui.ui.task_editor import TaskScreen
 from swarm_tui.ui.tiles import AgentTile
 
+# seconds after the selection moved by itself (its agent left the filter, or the fleet) in
+# which y, n and 1-9 ask to be pressed again: a double-pressed key must not answer an agent
+# the human has not looked at
+MOVED_GRACE = 2.0
+
 
 class AgentActions(EngineLink):
     """The app's actions on the selected agent and on the fleet (SwarmApp provides the view,
@@ -40,6 +46,7 @@ class AgentActions(EngineLink):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._answering: set[str] = set()  # agents an answer is on its way to
+        self._moved_here: tuple[str, float] | None = None  # (agent, when) moved by itself
         # per agent, the comments on its change not sent yet (kept when its diff closes)
         self.reviews: dict[str, dict[Anchor, str]] = {}
 
@@ -57,6 +64,12 @@ class AgentActions(EngineLink):
 
     def current_name(self) -> str | None:
         raise NotImplementedError
+
+    def moved_by_itself(self, moved: bool) -> None:
+        """The selection is on a new agent the human did not choose (`moved`), or the human
+        chose where it is (not `moved`)."""
+        name = self.current_name()
+        self._moved_here = (name, time.monotonic()) if moved and name else None
 
     def select_name(self, name: str) -> None:
         raise NotImplementedError
@@ -114,6 +127,13 @@ class AgentActions(EngineLink):
             self.notify(f"{name} is {agent.state}: no dialog to answer (y, n and 1-9 answer "
                         "an agent that needs permission)", timeout=4)
             return
+        moved = self._moved_here
+        if moved is not None and moved[0] == name and time.monotonic() - moved[1] < MOVED_GRACE:
+            self._moved_here = None  # the next key answers it
+            self.notify(f"the selection moved to {name} by itself (the agent before it left "
+                        f"the list): look at its dialog, then press {choice[:1]} again",
+                        severity="warning", timeout=5)
+            return
         if name in self._answering:  # one answer at a time: the next key is for what follows
             self.notify(f"{name}: an answer is on its way; wait for it", timeout=3)
             return
@@ -135,7 +155,15 @@ class AgentActions(EngineLink):
         self.notify(answered_line(name, reply, seen), timeout=5)
 
     def action_fresh(self) -> None:
+        """A fresh start ends the agent's conversation: asked first (`y`)."""
         name = self.current_name()
+        if name:
+            self.push_screen(ConfirmScreen(
+                f"Fresh start of {name}? It writes a handoff note, then its conversation is "
+                "cleared and it starts again from its focus, task and the note."),
+                lambda yes: self._fresh(name) if yes else None)
+
+    def _fresh(self, name: str) -> None:
         if name:
             self._ask(lambda: self.client.fresh(name),
                       lambda _: self.notify(f"{name}: fresh start begun (handoff note, new "

@@ -347,6 +347,8 @@ class SwarmApp(AgentActions):
         self.order = [n for n, a in self.view.agents.items() if matches(a, words)]
         self.selected = self.order.index(current) if current in self.order else \
             min(self.selected, max(0, len(self.order) - 1))
+        if current is not None and self.current_name() != current:
+            self.moved_by_itself(True)  # y, n and 1-9 ask again before answering it
         self.marked &= set(self.view.agents)
         self._relayout()
 
@@ -376,6 +378,7 @@ class SwarmApp(AgentActions):
         if not self.order:
             return
         self.selected = max(0, min(len(self.order) - 1, index))
+        self.moved_by_itself(False)
         page = 0 if self.zoomed else self.selected // self.per_page
         if page != self.page or self.zoomed:
             self.page = page

@@ -15,6 +15,7 @@ import pytest
 
 from swarm_tui.protocol.client import FleetView, Refused
 from swarm_tui.protocol.models import AgentView
+from swarm_tui.ui import app as app_module
 from swarm_tui.ui import sidebar as sidebar_module
 from swarm_tui.ui import tiles as tiles_module
 from swarm_tui.ui.app import SwarmApp
@@ -181,6 +182,7 @@ async def test_the_wait_counts_up_in_the_tile_and_the_sidebar(
     fake_time = SimpleNamespace(time=lambda: clock[0], monotonic=time.monotonic)
     monkeypatch.setattr(tiles_module, "time", fake_time)
     monkeypatch.setattr(sidebar_module, "time", fake_time)
+    monkeypatch.setattr(app_module, "time", fake_time)  # (its tick: has a clock moved?)
     app = SwarmApp(AnsweringClient(asking_view(tmp_path, 4 * 60 + 5)))
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
@@ -244,3 +246,47 @@ async def test_no_answer_while_the_judge_pane_hides_the_dialog(tmp_path: Path) -
         await until(lambda: not app._judge.display, 5, "the judge pane closed")
         await pilot.press("y")  # in sight again: y answers
         await until(lambda: len(client.asked("answer")) == 1, 5, "the answer")
+
+
+async def test_a_key_pressed_twice_never_answers_an_agent_the_selection_moved_to(
+    tmp_path: Path,
+) -> None:
+    """With the filter `needs`, answering an agent lets it leave the list and the selection
+    moves to the next agent that asks: a second `y` (a double press, a key held a moment)
+    answered that agent's dialog unread. Within two seconds of such a move the key says so;
+    pressed again, it answers."""
+    view = still_fleet(tmp_path)  # Noether and Kovalevskaya ask
+    client = AnsweringClient(view)
+    app = SwarmApp(client)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        await pilot.press("slash", *"needs", "enter")
+        await until(lambda: app.order == ["Noether", "Kovalevskaya"], 5, "the filter",
+                    lambda: repr(app.order))
+        app.select_name("Noether")
+        await pilot.press("y")
+        await until(lambda: len(client.asked("answer")) == 1, 5, "Noether answered")
+        # the engine reports Noether at work again: it leaves the filter
+        view.agents["Noether"] = view.agents["Noether"].model_copy(update={"state": "working"})
+        app.bridge.agent_changed("Noether")
+        await until(lambda: app.current_name() == "Kovalevskaya", 5, "the selection moved")
+        await pilot.press("y")
+        await until(lambda: any("moved to Kovalevskaya by itself" in n for n in notes(app)), 5,
+                    "why the key answered nothing", lambda: repr(notes(app)))
+        assert [a["name"] for a in client.asked("answer")] == ["Noether"]
+        await pilot.press("y")  # looked at, pressed again: it answers
+        await until(lambda: len(client.asked("answer")) == 2, 5, "Kovalevskaya answered")
+        assert client.asked("answer")[-1]["name"] == "Kovalevskaya"
+
+
+async def test_a_move_the_human_made_answers_at_once(tmp_path: Path) -> None:
+    client = AnsweringClient(still_fleet(tmp_path))
+    app = SwarmApp(client)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        await pilot.press("slash", *"needs", "enter")
+        await until(lambda: app.order == ["Noether", "Kovalevskaya"], 5, "the filter")
+        await pilot.press("l")  # the human moves to Kovalevskaya
+        assert app.current_name() == "Kovalevskaya"
+        await pilot.press("y")
+        await until(lambda: len(client.asked("answer")) == 1, 5, "Kovalevskaya answered")
