@@ -33,6 +33,7 @@ from swarm_tui.fleet.screens import ScreenReader
 from swarm_tui.fleet.sizes import WindowSizer
 from swarm_tui.fleet.stalls import StallWatch
 from swarm_tui.fleet.store import Message, Store
+from swarm_tui.fleet.supervise import supervised
 from swarm_tui.fleet.tasks import TaskBoard
 from swarm_tui.fleet.tracker import StateTracker
 from swarm_tui.fleet.worktrees import Worktrees
@@ -129,7 +130,9 @@ class Fleet:
         self._spawn(self._supervised(self.stalls.run, "stall watch"), "stalls")
         self._spawn(self._supervised(self.sizer.run, "window sizes"), "window-sizes")
         for link in self.links.values():
-            self._spawn(watch_gpus(link, GPU_INTERVAL), f"gpus-{link.name}")
+            self._spawn(self._supervised(partial(watch_gpus, link, GPU_INTERVAL),
+                                         f"GPU readings of {link.name}", may_end=True),
+                        f"gpus-{link.name}")
         leased = [link for link in self.links.values() if link.lease]
         if leased:  # nodes of a Slurm job: handoffs before its time limit, its end noticed
             self._spawn(self._supervised(partial(watch_leases, self, leased, self.lease_probe,
@@ -177,18 +180,10 @@ class Fleet:
         if not task.cancelled() and (exc := task.exception()) is not None:
             self.listener.notice(f"{task.get_name()} failed ({exc!r})")
 
-    async def _supervised(self, loop: Callable[[], Awaitable[None]], name: str) -> None:
+    async def _supervised(self, loop: Callable[[], Awaitable[None]], name: str,
+                          may_end: bool = False) -> None:
         """Run a loop that must never stop: when it fails it is restarted, and said so."""
-        while True:
-            try:
-                await loop()
-                # a loop that must never stop came back: start it again, never in a spin
-                self.listener.notice(f"{name} ended by itself; restarted")
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - any failure: tell, restart, go on
-                self.listener.notice(f"{name} failed ({exc!r}); restarted")
-            await asyncio.sleep(1.0)
+        await supervised(loop, name, lambda text: self.listener.notice(text), may_end)
 
     async def stop(self) -> None:
         """Stop watching; the agents keep running in tmux."""
@@ -254,7 +249,8 @@ class Fleet:
         """Follow edits of the layout file (live reload)."""
         from swarm_tui.fleet.reload import watch_layout
 
-        self._spawn(watch_layout(self, self.loaded.path), "layout-watch")
+        self._spawn(self._supervised(partial(watch_layout, self, self.loaded.path),
+                                     "the layout's watcher"), "layout-watch")
 
     def agent_env(self, agent: Agent, host: Host) -> dict[str, str]:
         ctx = host.launch_context()

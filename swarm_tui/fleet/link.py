@@ -15,18 +15,26 @@ from swarm_tui.tmux.client import ControlClient
 @dataclass(frozen=True, slots=True)
 class GpuStat:
     index: int
-    util: int  # percent
-    mem_used: int  # MiB
-    mem_total: int  # MiB
+    util: int  # percent (UNKNOWN: the GPU does not say)
+    mem_used: int  # MiB (UNKNOWN likewise)
+    mem_total: int  # MiB (UNKNOWN likewise)
+
+
+UNKNOWN = -1  # a value nvidia-smi reports as `[N/A]` or `[Not Supported]` (MIG partitions)
 
 
 def parse_gpus(text: str) -> list[GpuStat]:
-    """nvidia-smi's CSV (index, util %, MiB used, MiB total); lines it cannot read skipped."""
+    """nvidia-smi's CSV (index, util %, MiB used, MiB total); a value it cannot give is
+    UNKNOWN (the GPU is still listed); lines that are not such a row are skipped."""
     out = []
     for line in text.splitlines():
         parts = [p.strip() for p in line.split(",")]
-        if len(parts) == 4 and all(p.isdigit() for p in parts):
-            out.append(GpuStat(*(int(p) for p in parts)))
+        if len(parts) != 4 or not parts[0].isdigit():
+            continue
+        values = [int(p) if p.isdigit() else UNKNOWN if p.startswith("[") else None
+                  for p in parts[1:]]
+        if all(v is not None for v in values):
+            out.append(GpuStat(int(parts[0]), *(v for v in values if v is not None)))
     return out
 
 

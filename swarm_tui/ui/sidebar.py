@@ -105,19 +105,23 @@ def _bar(fraction: float) -> str:
 
 
 def gpu_summary(gpus: Sequence[Gpu]) -> str:
-    """One bar per GPU (utilisation), then mean utilisation and memory used / total."""
+    """One bar per GPU (utilisation; `?` where the GPU does not say, as MIG partitions
+    do not), then mean utilisation and memory used / total of the GPUs that say."""
     if not gpus:
         return ""
-    bars = "".join(_bar(g.util / 100) for g in gpus)
-    util = sum(g.util for g in gpus) // len(gpus)
-    used = sum(g.mem_used for g in gpus) / 1024
-    total = sum(g.mem_total for g in gpus) / 1024
-    return f"{bars} {util}% {used:.0f}/{total:.0f}G"
+    bars = "".join(_bar(g.util / 100) if g.util >= 0 else "?" for g in gpus)
+    known = [g.util for g in gpus if g.util >= 0]
+    util = f"{sum(known) // len(known)}%" if known else "?%"
+    mem = [g for g in gpus if g.mem_used >= 0 and g.mem_total >= 0]
+    used = sum(g.mem_used for g in mem) / 1024
+    total = sum(g.mem_total for g in mem) / 1024
+    return f"{bars} {util} {used:.0f}/{total:.0f}G" if mem else f"{bars} {util}"
 
 
 def gpu_memory(gpus: Sequence[Gpu]) -> str:
-    """One bar per GPU: memory used of that GPU's total."""
-    return "".join(_bar(g.mem_used / g.mem_total if g.mem_total else 0) for g in gpus)
+    """One bar per GPU: memory used of that GPU's total (`?` where it does not say)."""
+    return "".join(_bar(g.mem_used / g.mem_total if g.mem_total else 0)
+                   if g.mem_used >= 0 and g.mem_total >= 0 else "?" for g in gpus)
 
 
 def host_line(link: HostView, width: int, clock: Clock) -> Text:
