@@ -155,6 +155,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 def _layouts() -> list[tuple[str, str, Path]]:
     """(name, one-line summary, path) of every layout in the layout directories."""
+    from swarm_tui.config.catalog import fleet_size
     from swarm_tui.config.layout import layout_dirs, load_layout
 
     seen: dict[str, tuple[str, str, Path]] = {}
@@ -164,10 +165,7 @@ def _layouts() -> list[tuple[str, str, Path]]:
                 continue
             try:
                 loaded = load_layout(path)
-                agents = loaded.agents()
-                hosts = sorted({a.host for a in agents})
-                where = "this machine" if hosts == ["local"] else f"{len(hosts)} hosts"
-                summary = f"{len(agents)} agents on {where}"
+                summary = fleet_size(loaded)
                 if loaded.layout.description:
                     summary += f" — {loaded.layout.description}"
             except SwarmError as exc:
