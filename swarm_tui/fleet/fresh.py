@@ -26,19 +26,23 @@ RESUME = ("Fresh start: you continue an earlier session's work.\nYour focus: {fo
 TURN_TIMEOUT = 15 * 60  # seconds an agent may take to write its handoff note
 
 
-async def settled(store: Store, agent: Agent, message_id: int, timeout: float) -> None:
-    """Wait until a message was delivered and the turn it started is over."""
+async def settled(store: Store, agent: Agent, message_id: int, timeout: float,
+                  what: str = "fresh start") -> None:
+    """Wait until a message was delivered and the turn it started is over; `what` the
+    message is for says what stopped when it was not (a fresh start, a review)."""
     deadline = time.monotonic() + timeout
     while True:
         row = store.message(message_id)
         if row is not None and row.status not in OPEN:
             if row.status != "delivered":
-                raise SwarmError(f"{agent.name}: fresh start stopped: message {row.status}")
+                why = f" ({row.detail})" if row.detail else ""
+                raise SwarmError(f"{agent.name}: {what} stopped: message #{message_id} "
+                                 f"{row.status}{why}")
             if agent.tracker.ready:
                 return
         left = deadline - time.monotonic()
         if left <= 0:
-            raise SwarmError(f"{agent.name}: fresh start timed out waiting for its turn")
+            raise SwarmError(f"{agent.name}: {what} timed out waiting for its turn")
         agent.changed.clear()
         try:
             await asyncio.wait_for(agent.changed.wait(), min(left, 1.0))

@@ -343,7 +343,7 @@ class TaskBoard:
         for text in (prompt, ASK_AGAIN.format(review=review)):
             sent += "\n" + text
             (msg,) = self.fleet.send([judge.name], text, sender="swarm")
-            await settled(self.store, judge, msg.id, JUDGE_TURN)
+            await settled(self.store, judge, msg.id, JUDGE_TURN, what="review")
             screen = await self.fleet.capture(judge)
             verdict = parse_screen(screen, review, sent)
             if verdict is not None:
