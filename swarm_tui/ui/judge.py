@@ -109,11 +109,12 @@ class JudgePane(Vertical):
     def verdicts_text(self) -> Text:
         text = Text("verdicts\n", style="bold")
         agent_of = {t.id: t.agent for t in self.view.work.tasks}
-        rows = sorted((v.time, agent_of[v.task], v.judge, v.verdict, v.reasons)
+        rows = sorted((v.time, agent_of[v.task], v.task, v.judge, v.verdict, v.reasons)
                       for v in self.view.work.verdicts if v.task in agent_of)
-        for when, agent, who, verdict, reasons in rows[-8:]:
+        for when, agent, task, who, verdict, reasons in rows[-8:]:
             text.append(time.strftime("%H:%M ", time.localtime(when)), style="grey50")
             text.append(f"{agent} ", style="bold")
+            text.append(f"#{task} ", style="grey62")  # two tasks' verdicts read apart
             text.append(verdict, style=VERDICT_STYLE.get(verdict, ""))
             text.append(f" by {who}" + (f": {reasons}" if reasons else "") + "\n")
         if not rows:
