@@ -36,8 +36,16 @@ def ensure_venv() -> Path:
         print(f"swarm: creating {VENV} (first run only)", file=sys.stderr)
         venv.EnvBuilder(with_pip=True).create(VENV)
     print("swarm: installing swarm and its dependencies into .venv", file=sys.stderr)
-    cmd = [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-           "-e", f"{ROOT}[test]"]
+    cmd = [
+        str(py),
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "-e",
+        f"{ROOT}[test]",
+    ]
     if subprocess.run(cmd).returncode != 0:
         sys.exit("swarm: installing dependencies failed (see pip's output above)")
     STAMP.write_text(_wanted_stamp())

@@ -34,39 +34,62 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="swarm", description="Watch and drive fleets of AI "
-                                "coding agents running in tmux.")
+    p = argparse.ArgumentParser(
+        prog="swarm", description="Watch and drive fleets of AI coding agents running in tmux."
+    )
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
 
-    fresh_help = ("start from a clean journal: the old one (queued messages, tasks, "
-                  "verdicts) is kept aside, renamed with the time, in the state directory")
-    headless_help = ("run the engine in this process, without the UI (for a service "
-                     "manager or a script); Ctrl-C stops it, agents keep running")
+    fresh_help = (
+        "start from a clean journal: the old one (queued messages, tasks, "
+        "verdicts) is kept aside, renamed with the time, in the state directory"
+    )
+    headless_help = (
+        "run the engine in this process, without the UI (for a service "
+        "manager or a script); Ctrl-C stops it, agents keep running"
+    )
     demo = sub.add_parser("demo", help="start the built-in demo fleet of mock agents")
     demo.add_argument("--headless", action="store_true", help=headless_help)
     demo.add_argument("--fresh", action="store_true", help=fresh_help)
     demo.add_argument("--log", help=argparse.SUPPRESS)
 
-    up = sub.add_parser("up", help="start a fleet's engine in the background (or find it "
-                        "running) and watch it; `q` leaves the engine running")
-    up.add_argument("layout", nargs="?", default="",
-                    help="a layout file, or a name in layouts/ (none: choose from the list)")
+    up = sub.add_parser(
+        "up",
+        help="start a fleet's engine in the background (or find it "
+        "running) and watch it; `q` leaves the engine running",
+    )
+    up.add_argument(
+        "layout",
+        nargs="?",
+        default="",
+        help="a layout file, or a name in layouts/ (none: choose from the list)",
+    )
     up.add_argument("--headless", action="store_true", help=headless_help)
     up.add_argument("--fresh", action="store_true", help=fresh_help)
     up.add_argument("--log", help=argparse.SUPPRESS)  # the background engine's own log file
 
     ui = sub.add_parser("ui", help="watch a running fleet (another terminal may watch too)")
     ui.add_argument("fleet", nargs="?", default=None)
-    ui.add_argument("--ssh", metavar="HOST", help="watch the engine running on HOST (a head "
-                    "node), through its socket forwarded over SSH")
-    ui.add_argument("--remote-home", default="", metavar="DIR",
-                    help="swarm's state directory on HOST, if not the default there")
+    ui.add_argument(
+        "--ssh",
+        metavar="HOST",
+        help="watch the engine running on HOST (a head "
+        "node), through its socket forwarded over SSH",
+    )
+    ui.add_argument(
+        "--remote-home",
+        default="",
+        metavar="DIR",
+        help="swarm's state directory on HOST, if not the default there",
+    )
 
     serve = sub.add_parser("serve", help="serve the view to a browser (a token in the URL)")
     serve.add_argument("fleet", nargs="?", default=None)
     serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: "
-                       "127.0.0.1; reach it from elsewhere through an SSH tunnel)")
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default: 127.0.0.1; reach it from elsewhere through an SSH tunnel)",
+    )
 
     sub.add_parser("ps", help="list the running engines: fleet, pid, uptime, agents, watchers")
 
@@ -82,9 +105,13 @@ def _parser() -> argparse.ArgumentParser:
 
     down = sub.add_parser("down", help="stop every agent of a fleet")
     down.add_argument("layout")
-    down.add_argument("--clean", action="store_true", help="then remove the agents' "
-                      "worktrees whose branches are merged into their base (the rest are "
-                      "kept and listed)")
+    down.add_argument(
+        "--clean",
+        action="store_true",
+        help="then remove the agents' "
+        "worktrees whose branches are merged into their base (the rest are "
+        "kept and listed)",
+    )
 
     add_verbs(sub)
 
@@ -94,15 +121,20 @@ def _parser() -> argparse.ArgumentParser:
     att.add_argument("name")
     att.add_argument("--fleet")
 
-    doc = sub.add_parser("doctor", help="check every host of a layout: reachable, host key, "
-                         "tmux, Python, agent CLIs, GPUs")
+    doc = sub.add_parser(
+        "doctor",
+        help="check every host of a layout: reachable, host key, tmux, Python, agent CLIs, GPUs",
+    )
     doc.add_argument("layout")
 
-    answer = sub.add_parser("answer", help="answer an agent's permission prompt: y, n or "
-                            "an option's number, as the view's keys do",
-                            description="swarm answer AGENT CHOICE (y, n or an option's "
-                            "number 1-9). Exit 0 answered, 1 refused (one line says why; "
-                            "nothing more was typed), 2 bad input or no engine.")
+    answer = sub.add_parser(
+        "answer",
+        help="answer an agent's permission prompt: y, n or "
+        "an option's number, as the view's keys do",
+        description="swarm answer AGENT CHOICE (y, n or an option's "
+        "number 1-9). Exit 0 answered, 1 refused (one line says why; "
+        "nothing more was typed), 2 bad input or no engine.",
+    )
     answer.add_argument("agent")
     answer.add_argument("choice")
     answer.add_argument("--fleet")
@@ -223,14 +255,18 @@ def cmd_ps(args: argparse.Namespace) -> int:
         return 0
     for sock, reply in rows:
         if reply is None:
-            print(f"{sock.stem}: not answering (a stale socket: its engine died; `swarm up` "
-                  "starts it again)")
+            print(
+                f"{sock.stem}: not answering (a stale socket: its engine died; `swarm up` "
+                "starts it again)"
+            )
             continue
         watchers = int(reply.get("watchers", 0))
-        print(f"{reply['fleet']}: pid {reply['pid']}, up "
-              f"{daemon.uptime(time.time() - float(reply.get('started', time.time())))}, "
-              f"{reply.get('agents', '?')} agents, {watchers} "
-              f"watcher{'s' * (watchers != 1)}" + ("" if reply.get("ready") else ", starting"))
+        print(
+            f"{reply['fleet']}: pid {reply['pid']}, up "
+            f"{daemon.uptime(time.time() - float(reply.get('started', time.time())))}, "
+            f"{reply.get('agents', '?')} agents, {watchers} "
+            f"watcher{'s' * (watchers != 1)}" + ("" if reply.get("ready") else ", starting")
+        )
     return 0
 
 
@@ -250,8 +286,10 @@ def cmd_logs(args: argparse.Namespace) -> int:
             fleet = journal_of(None).stem
     path = daemon.log_path(fleet)
     if not path.exists():
-        raise SwarmError(f"fleet {fleet!r} has no engine log at {path} (an engine started "
-                         "with `swarm up` writes one; `--headless` prints to its terminal)")
+        raise SwarmError(
+            f"fleet {fleet!r} has no engine log at {path} (an engine started "
+            "with `swarm up` writes one; `--headless` prints to its terminal)"
+        )
     return daemon.show_log(path, args.lines, args.follow)
 
 
@@ -286,8 +324,9 @@ def cmd_down(args: argparse.Namespace) -> int:
                 existed = await host.session_exists()
                 await host.kill_server()
                 if args.clean:
-                    cleaned.extend(await clean(host, loaded.fleet,
-                                               [s for s in specs if s.host == host.name]))
+                    cleaned.extend(
+                        await clean(host, loaded.fleet, [s for s in specs if s.host == host.name])
+                    )
                 return f"{host.name}: stopped" if existed else f"{host.name}: was not running"
             except SwarmError as exc:
                 return f"{host.name}: {exc}"
@@ -303,8 +342,10 @@ def cmd_down(args: argparse.Namespace) -> int:
     for line in cleaned:
         print(f"swarm: {line}")
     if not args.clean and any(s.worktree for s in specs):
-        print("swarm: the agents' worktrees are kept (`swarm down --clean` removes those "
-              "whose branches are merged)")
+        print(
+            "swarm: the agents' worktrees are kept (`swarm down --clean` removes those "
+            "whose branches are merged)"
+        )
     if failed:
         return 1  # agents still run there: what is queued for them may yet be delivered
     for line in asyncio.run(slurm.release(loaded.fleet)):
@@ -336,14 +377,17 @@ def _settle_journal(fleet: str, timeout: float = 15.0) -> str:
             if time.monotonic() > deadline:
                 from swarm_tui.up import owner_pid
 
-                return (f"the journal is not settled: swarm pid {owner_pid(fleet)} still runs "
-                        "the fleet (its queued messages stay queued)")
+                return (
+                    f"the journal is not settled: swarm pid {owner_pid(fleet)} still runs "
+                    "the fleet (its queued messages stay queued)"
+                )
             time.sleep(0.1)  # the engine is on its way out
     try:
         store = Store(paths.db_path(fleet))
         try:
             cancelled, reset = store.settle_down(
-                "the fleet was stopped (swarm down) before it was typed")
+                "the fleet was stopped (swarm down) before it was typed"
+            )
             store.forget_sessions()  # the next start begins new conversations
         finally:
             store.close()
@@ -384,8 +428,7 @@ def _ssh_target(destination: str) -> str:
     if user:
         given["username"] = user
     try:
-        opts = asyncssh.SSHClientConnectionOptions(config=ssh_config_paths(), host=address,
-                                                   **given)
+        opts = asyncssh.SSHClientConnectionOptions(config=ssh_config_paths(), host=address, **given)
     except (OSError, ValueError, asyncssh.Error):
         return f"ssh {destination}"
     host = f"[{opts.host}]" if ":" in opts.host else opts.host
@@ -400,8 +443,13 @@ class AnswerTrouble(SwarmError):
     exit_code = 2
 
 
-CHOICES = {"y": "yes", "yes": "yes", "n": "no", "no": "no",
-           **{str(n): str(n) for n in range(1, 10)}}
+CHOICES = {
+    "y": "yes",
+    "yes": "yes",
+    "n": "no",
+    "no": "no",
+    **{str(n): str(n) for n in range(1, 10)},
+}
 
 
 def cmd_answer(args: argparse.Namespace) -> int:
@@ -412,8 +460,9 @@ def cmd_answer(args: argparse.Namespace) -> int:
 
     choice = CHOICES.get(args.choice.strip().lower())
     if choice is None:
-        raise AnswerTrouble(f"answer: {args.choice!r} is not an answer: give y, n or an "
-                            "option's number 1-9")
+        raise AnswerTrouble(
+            f"answer: {args.choice!r} is not an answer: give y, n or an option's number 1-9"
+        )
     try:
         client = FleetClient(find_socket(args.fleet, paths.run_dir()))
     except ClientError as exc:
@@ -421,18 +470,19 @@ def cmd_answer(args: argparse.Namespace) -> int:
 
     async def run() -> dict[str, Any]:
         agents = (await client.request({"op": "ls"}))["agents"]
-        agent = next((a for a in agents if a["name"].casefold() == args.agent.casefold()),
-                     None)
+        agent = next((a for a in agents if a["name"].casefold() == args.agent.casefold()), None)
         if agent is None:
             names = ", ".join(a["name"] for a in agents)
-            raise AnswerTrouble(f"answer: no agent named {args.agent!r} in this fleet "
-                                f"({names})")
+            raise AnswerTrouble(f"answer: no agent named {args.agent!r} in this fleet ({names})")
         asking = agent["state"] == "needs-permission"
         # the dialog as the engine last read it: one that changed before the keys go is
         # refused, as one that changed under a view's eyes
-        return await client.answer(agent["name"], choice,
-                                   agent["question"] if asking else None,
-                                   [tuple(o) for o in agent["options"]] if asking else None)
+        return await client.answer(
+            agent["name"],
+            choice,
+            agent["question"] if asking else None,
+            [tuple(o) for o in agent["options"]] if asking else None,
+        )
 
     try:
         reply = asyncio.run(run())
@@ -465,22 +515,39 @@ def cmd_attach(args: argparse.Namespace) -> int:
 
             fleet = journal_of(None).stem
     host = LocalHost(paths.tmux_socket_name(fleet), fleet)
-    windows = subprocess.run(host.argv("list-windows", "-t", f"={fleet}", "-F",
-                                       "#{window_name}"), capture_output=True, text=True)
-    name = next((w for w in windows.stdout.split("\n") if w.casefold() ==
-                 args.name.casefold()), None)
+    windows = subprocess.run(
+        host.argv("list-windows", "-t", f"={fleet}", "-F", "#{window_name}"),
+        capture_output=True,
+        text=True,
+    )
+    name = next(
+        (w for w in windows.stdout.split("\n") if w.casefold() == args.name.casefold()), None
+    )
     if name is None:
-        raise SwarmError(f"fleet {fleet!r} has no window for agent {args.name!r} on this "
-                         "machine (see `swarm ls`; a stopped fleet starts with `swarm up`)")
+        raise SwarmError(
+            f"fleet {fleet!r} has no window for agent {args.name!r} on this "
+            "machine (see `swarm ls`; a stopped fleet starts with `swarm up`)"
+        )
     argv = host.attach_argv(f"={fleet}:{name}")
     os.execvp(argv[0], argv)
 
 
 VERBS = {
-    "demo": cmd_demo, "up": cmd_up, "down": cmd_down, "attach": cmd_attach,
-    "doctor": cmd_doctor, "schema": cmd_schema, "layouts": cmd_layouts, "ui": cmd_ui,
-    "ps": cmd_ps, "stop": cmd_stop, "logs": cmd_logs, "serve": cmd_serve,
-    "answer": cmd_answer, "diff": cmd_diff, "merge": cmd_merge,
+    "demo": cmd_demo,
+    "up": cmd_up,
+    "down": cmd_down,
+    "attach": cmd_attach,
+    "doctor": cmd_doctor,
+    "schema": cmd_schema,
+    "layouts": cmd_layouts,
+    "ui": cmd_ui,
+    "ps": cmd_ps,
+    "stop": cmd_stop,
+    "logs": cmd_logs,
+    "serve": cmd_serve,
+    "answer": cmd_answer,
+    "diff": cmd_diff,
+    "merge": cmd_merge,
 }
 
 if __name__ == "__main__":

@@ -57,8 +57,10 @@ def find_socket(fleet: str | None, run_dir: Path) -> Path:
     if fleet:
         path = run_dir / f"{fleet_slug(fleet)}.sock"
         if not path.exists():
-            raise NoEngine(f"no engine runs fleet {fleet!r} here (`swarm ps` lists the running "
-                           "ones; `swarm up LAYOUT` starts one)")
+            raise NoEngine(
+                f"no engine runs fleet {fleet!r} here (`swarm ps` lists the running "
+                "ones; `swarm up LAYOUT` starts one)"
+            )
         return path
     env = os.environ.get("SWARM_SOCKET")
     if env:
@@ -73,9 +75,11 @@ def find_socket(fleet: str | None, run_dir: Path) -> Path:
 
 
 def _gone(path: Path, why: str) -> str:
-    return (f"swarm on {path} went away before answering ({why}): the request may or may not "
-            "have been carried out; `swarm messages` shows what was sent (check before "
-            "sending again)")
+    return (
+        f"swarm on {path} went away before answering ({why}): the request may or may not "
+        "have been carried out; `swarm messages` shows what was sent (check before "
+        "sending again)"
+    )
 
 
 def _connect(path: Path, timeout: float) -> socket.socket:
@@ -87,8 +91,11 @@ def _connect(path: Path, timeout: float) -> socket.socket:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         left = max(0.01, deadline - time.monotonic())
         try:  # a blocking connect waits for room as long as the send timeout says
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
-                            struct.pack("ll", int(left), int(left % 1 * 1e6)))
+            sock.setsockopt(
+                socket.SOL_SOCKET,
+                socket.SO_SNDTIMEO,
+                struct.pack("ll", int(left), int(left % 1 * 1e6)),
+            )
         except (OSError, struct.error):  # not this platform's timeval: poll below instead
             sock.settimeout(0)
         try:
@@ -97,14 +104,17 @@ def _connect(path: Path, timeout: float) -> socket.socket:
             return sock
         except (FileNotFoundError, ConnectionRefusedError):
             sock.close()
-            raise NoEngine(f"no swarm is running on {path} (start one: swarm demo, or swarm "
-                           "up LAYOUT)") from None
+            raise NoEngine(
+                f"no swarm is running on {path} (start one: swarm demo, or swarm up LAYOUT)"
+            ) from None
         except OSError as exc:  # EAGAIN: its queue stayed full
             sock.close()
             if time.monotonic() >= deadline:
-                raise ClientError(f"swarm on {path} did not take the connection within "
-                                  f"{CONNECT_RETRY:.0f} s ({exc.strerror or 'timed out'}): "
-                                  "nothing was sent; try again") from None
+                raise ClientError(
+                    f"swarm on {path} did not take the connection within "
+                    f"{CONNECT_RETRY:.0f} s ({exc.strerror or 'timed out'}): "
+                    "nothing was sent; try again"
+                ) from None
             time.sleep(0.01)  # a retry interval (a signal or no kernel wait), not a sync
 
 
@@ -117,8 +127,10 @@ def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[
     payload = {**payload, "expires": time.time() + timeout}
     line = json.dumps(payload, ensure_ascii=False).encode("utf-8", "replace") + b"\n"
     if len(line) > MAX_REQUEST_BYTES:
-        raise ClientError(f"the request is {len(line)} bytes once encoded; the limit is "
-                          f"{MAX_REQUEST_BYTES} bytes (send a path to a file instead)")
+        raise ClientError(
+            f"the request is {len(line)} bytes once encoded; the limit is "
+            f"{MAX_REQUEST_BYTES} bytes (send a path to a file instead)"
+        )
     sock = _connect(path, timeout)
     try:
         try:
@@ -132,9 +144,11 @@ def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[
                 break
             data += chunk
     except TimeoutError:
-        raise ClientError(f"swarm on {path} did not answer within {timeout:.0f} s; it "
-                          "refuses a request that reaches it later, so most likely nothing "
-                          "was done (`swarm messages` shows what was sent)") from None
+        raise ClientError(
+            f"swarm on {path} did not answer within {timeout:.0f} s; it "
+            "refuses a request that reaches it later, so most likely nothing "
+            "was done (`swarm messages` shows what was sent)"
+        ) from None
     except OSError as exc:
         raise ClientError(_gone(path, exc.strerror or str(exc))) from None
     finally:
@@ -150,19 +164,36 @@ def request(path: Path, payload: dict[str, Any], timeout: float = 30.0) -> dict[
 # ---------------------------------------------------------------------------- parsing
 def add_client_verbs(sub: Any) -> None:
     """Add the socket verbs to a sub-parser set (shared by the full and the node CLI)."""
-    send = sub.add_parser("send", help="inject a message into agents as real user input",
-                          description="swarm send NAME [NAME...] MESSAGE | --all MESSAGE | "
-                          "--role ROLE MESSAGE. MESSAGE '-' reads standard input; put `--` "
-                          "before a message that starts with '-'.")
+    send = sub.add_parser(
+        "send",
+        help="inject a message into agents as real user input",
+        description="swarm send NAME [NAME...] MESSAGE | --all MESSAGE | "
+        "--role ROLE MESSAGE. MESSAGE '-' reads standard input; put `--` "
+        "before a message that starts with '-'.",
+    )
     send.add_argument("args", nargs="*", metavar="NAME... MESSAGE")
     send.add_argument("--all", action="store_true", help="every agent but the sender")
     send.add_argument("--role", help="every agent with this role")
-    send.add_argument("--skill", default="", help="inject this skill (rendered for each "
-                      "recipient); a MESSAGE is then optional and appended")
-    send.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                      help="a skill parameter (repeatable)")
-    send.add_argument("--wait", type=float, default=0.0, metavar="SECS",
-                      help="wait up to SECS for delivery and report it")
+    send.add_argument(
+        "--skill",
+        default="",
+        help="inject this skill (rendered for each "
+        "recipient); a MESSAGE is then optional and appended",
+    )
+    send.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a skill parameter (repeatable)",
+    )
+    send.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECS",
+        help="wait up to SECS for delivery and report it",
+    )
     send.add_argument("--fleet", help="which running fleet (default: the only one)")
 
     ls = sub.add_parser("ls", help="list the agents of the running fleet")
@@ -173,8 +204,11 @@ def add_client_verbs(sub: Any) -> None:
     focus.add_argument("args", nargs="*", metavar="[NAME] LABEL")
     focus.add_argument("--fleet")
 
-    fresh = sub.add_parser("fresh", help="fresh start: the agent writes a handoff note, "
-                           "starts a new conversation, and gets its focus and the note back")
+    fresh = sub.add_parser(
+        "fresh",
+        help="fresh start: the agent writes a handoff note, "
+        "starts a new conversation, and gets its focus and the note back",
+    )
     fresh.add_argument("name")
     fresh.add_argument("--no-handoff", action="store_true", help="skip the handoff note")
     fresh.add_argument("--fleet")
@@ -184,19 +218,30 @@ def add_client_verbs(sub: Any) -> None:
     src = task.add_mutually_exclusive_group(required=True)
     src.add_argument("--spec", help="what done means, in words")
     src.add_argument("--spec-file", help="a file holding the spec")
-    task.add_argument("--verify", default="", help="a command that must pass (run in the "
-                      "agent's directory on its host)")
+    task.add_argument(
+        "--verify",
+        default="",
+        help="a command that must pass (run in the agent's directory on its host)",
+    )
     task.add_argument("--judge", default="", help="the judge agent's name")
     task.add_argument("--judge-command", default="", help="a headless judge command")
-    task.add_argument("--no-review-on-idle", action="store_true",
-                      help="review only when the agent says done (or `swarm judge`), never "
-                      "because it sat idle with the task open")
-    task.add_argument("--max-rounds", type=_rounds, default=5,
-                      help="reviews before the task stops and a human is asked (default 5)")
+    task.add_argument(
+        "--no-review-on-idle",
+        action="store_true",
+        help="review only when the agent says done (or `swarm judge`), never "
+        "because it sat idle with the task open",
+    )
+    task.add_argument(
+        "--max-rounds",
+        type=_rounds,
+        default=5,
+        help="reviews before the task stops and a human is asked (default 5)",
+    )
     task.add_argument("--fleet")
 
-    done = sub.add_parser("done", help="(from an agent's pane) claim your task is done: "
-                          "a judge will check it")
+    done = sub.add_parser(
+        "done", help="(from an agent's pane) claim your task is done: a judge will check it"
+    )
     done.add_argument("--note", default="", help="what you did and how you checked it")
     done.add_argument("--fleet")
 
@@ -208,13 +253,16 @@ def add_client_verbs(sub: Any) -> None:
     tasks.add_argument("--json", action="store_true")
     tasks.add_argument("--fleet")
 
-    remind = sub.add_parser("remind", help="reminder timers: list, add, pause, resume, "
-                            "snooze, fire, rm, edit",
-                            description="swarm remind add --to NAME|role:R|all (--every 30m | "
-                            "--idle 10m | --at HH:MM) (--text T | --skill S); swarm remind "
-                            "pause|resume|fire|rm ID; snooze ID --minutes M; edit ID --text T")
-    remind.add_argument("action", choices=["list", "add", "pause", "resume", "snooze", "fire",
-                                           "rm", "edit"])
+    remind = sub.add_parser(
+        "remind",
+        help="reminder timers: list, add, pause, resume, snooze, fire, rm, edit",
+        description="swarm remind add --to NAME|role:R|all (--every 30m | "
+        "--idle 10m | --at HH:MM) (--text T | --skill S); swarm remind "
+        "pause|resume|fire|rm ID; snooze ID --minutes M; edit ID --text T",
+    )
+    remind.add_argument(
+        "action", choices=["list", "add", "pause", "resume", "snooze", "fire", "rm", "edit"]
+    )
     remind.add_argument("id", nargs="?", type=int, default=0)
     remind.add_argument("--to", default="all")
     remind.add_argument("--every", default="")
@@ -222,8 +270,9 @@ def add_client_verbs(sub: Any) -> None:
     remind.add_argument("--at", default="")
     remind.add_argument("--text", default="")
     remind.add_argument("--skill", default="")
-    remind.add_argument("--fresh", action="store_true",
-                        help="a scheduled fresh start instead of a message")
+    remind.add_argument(
+        "--fresh", action="store_true", help="a scheduled fresh start instead of a message"
+    )
     remind.add_argument("--minutes", type=float, default=10)
     remind.add_argument("--json", action="store_true")
     remind.add_argument("--fleet")
@@ -239,21 +288,33 @@ def add_client_verbs(sub: Any) -> None:
     save.add_argument("--force", action="store_true", help="overwrite an existing file")
     save.add_argument("--fleet")
 
-    hook = sub.add_parser("hook", help="(for agent CLIs' hooks) report a CLI event read "
-                          "as JSON from stdin, or from the last argument")
+    hook = sub.add_parser(
+        "hook",
+        help="(for agent CLIs' hooks) report a CLI event read "
+        "as JSON from stdin, or from the last argument",
+    )
     hook.add_argument("cli")
     hook.add_argument("json", nargs="?", help="the event JSON (default: read stdin)")
     hook.add_argument("--fleet")
 
-    grep = sub.add_parser("grep", help="search every agent's history (tmux scrollback) "
-                          "for a Python regular expression; prints agent:line: text",
-                          description="swarm grep PATTERN [--agent NAME] [-C N] [-i]. Exit "
-                          "status as grep's: 0 found, 1 nothing found, 2 trouble. From an "
-                          "agent's pane: the agents it may message (talks_to), and itself.")
+    grep = sub.add_parser(
+        "grep",
+        help="search every agent's history (tmux scrollback) "
+        "for a Python regular expression; prints agent:line: text",
+        description="swarm grep PATTERN [--agent NAME] [-C N] [-i]. Exit "
+        "status as grep's: 0 found, 1 nothing found, 2 trouble. From an "
+        "agent's pane: the agents it may message (talks_to), and itself.",
+    )
     grep.add_argument("args", nargs="*", metavar="PATTERN")
     grep.add_argument("--agent", help="search only this agent's history")
-    grep.add_argument("-C", "--context", type=int, default=0, metavar="N",
-                      help="N lines of context either side of each match")
+    grep.add_argument(
+        "-C",
+        "--context",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N lines of context either side of each match",
+    )
     grep.add_argument("-i", "--ignore-case", action="store_true")
     grep.add_argument("--fleet")
 
@@ -311,8 +372,9 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Nam
 offline: Callable[[str | None, dict[str, Any]], dict[str, Any] | None] | None = None
 
 
-def _ask(args: argparse.Namespace, run_dir: Path, payload: dict[str, Any],
-         timeout: float = 30.0) -> Any:
+def _ask(
+    args: argparse.Namespace, run_dir: Path, payload: dict[str, Any], timeout: float = 30.0
+) -> Any:
     try:
         return request(find_socket(args.fleet, run_dir), payload, timeout)
     except NoEngine:
@@ -326,16 +388,18 @@ def cmd_send(args: argparse.Namespace, run_dir: Path) -> int:
     words: list[str] = args.args
     if getattr(args, "late_flag", ""):
         flag = args.late_flag
-        raise ClientError(f"{flag} after a name or message is ambiguous: to send to every "
-                          f"agent put it first (swarm send {flag} ... \"message\"); to send "
-                          f"the text {flag!r}, write it after `--` (swarm send NAME -- {flag})")
+        raise ClientError(
+            f"{flag} after a name or message is ambiguous: to send to every "
+            f'agent put it first (swarm send {flag} ... "message"); to send '
+            f"the text {flag!r}, write it after `--` (swarm send NAME -- {flag})"
+        )
     if args.all or args.role:
         if len(words) > 1 or (not words and not args.skill):
             raise ClientError("with --all or --role, give just the message (quote it)")
         names, text = [], (words[0] if words else "")
     elif args.skill:
         if not words:
-            raise ClientError("usage: swarm send NAME [NAME...] --skill SKILL [\"message\"]")
+            raise ClientError('usage: swarm send NAME [NAME...] --skill SKILL ["message"]')
         names, text = words, ""
     else:
         if len(words) < 2:
@@ -355,19 +419,35 @@ def cmd_send(args: argparse.Namespace, run_dir: Path) -> int:
         raise ClientError("--param fills in a skill's parameters: give the skill with --skill")
     size = len(text.encode("utf-8", "replace"))
     if size > MAX_MESSAGE_BYTES:
-        raise ClientError(f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES} bytes "
-                          "(send a path to a file instead)")
+        raise ClientError(
+            f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES} bytes "
+            "(send a path to a file instead)"
+        )
     if args.skill:
         _check_skill(args, run_dir, args.skill, params)
-    reply = _ask(args, run_dir, {"op": "send", "to": names, "all": args.all, "role": args.role,
-                                 "text": text, "skill": args.skill, "params": params,
-                                 "wait": args.wait}, timeout=args.wait + 30)
+    reply = _ask(
+        args,
+        run_dir,
+        {
+            "op": "send",
+            "to": names,
+            "all": args.all,
+            "role": args.role,
+            "text": text,
+            "skill": args.skill,
+            "params": params,
+            "wait": args.wait,
+        },
+        timeout=args.wait + 30,
+    )
     failed, waiting = 0, []
     for m in reply["messages"]:
         detail = f" ({m['detail']})" if m["detail"] else ""
         if args.wait and m["status"] in PENDING:
-            print(f"#{m['id']} to {m['to']}: still {m['status']} after {args.wait:g} s: it "
-                  f"stays in {m['to']}'s queue and will be delivered when {m['to']} is ready")
+            print(
+                f"#{m['id']} to {m['to']}: still {m['status']} after {args.wait:g} s: it "
+                f"stays in {m['to']}'s queue and will be delivered when {m['to']} is ready"
+            )
             waiting.append(f"#{m['id']}")
         else:
             print(f"#{m['id']} to {m['to']}: {m['status']}{detail}")
@@ -376,16 +456,19 @@ def cmd_send(args: argparse.Namespace, run_dir: Path) -> int:
         return 1
     if waiting:
         one = len(waiting) == 1
-        print(f"swarm: not delivered within {args.wait:g} s: {', '.join(waiting)} still "
-              f"queued; {'it' if one else 'they'} will be delivered, do not send "
-              f"{'it' if one else 'them'} again (`swarm messages` shows when)",
-              file=sys.stderr)
+        print(
+            f"swarm: not delivered within {args.wait:g} s: {', '.join(waiting)} still "
+            f"queued; {'it' if one else 'they'} will be delivered, do not send "
+            f"{'it' if one else 'them'} again (`swarm messages` shows when)",
+            file=sys.stderr,
+        )
         return EXIT_STILL_QUEUED
     return 0
 
 
-def _check_skill(args: argparse.Namespace, run_dir: Path, name: str,
-                 params: dict[str, str]) -> None:
+def _check_skill(
+    args: argparse.Namespace, run_dir: Path, name: str, params: dict[str, str]
+) -> None:
     """Refuse an unknown skill, or a parameter the skill does not take, before anything is
     queued: one line naming the skills there are, or the skill's parameters."""
     listing = _ask(args, run_dir, {"op": "skills", "show": ""})
@@ -399,8 +482,10 @@ def _check_skill(args: argparse.Namespace, run_dir: Path, name: str,
         unknown = [k for k in unknown if "{" + k + "}" not in body]
     if unknown:
         takes = ", ".join(k if v is None else f"{k}={v}" for k, v in declared.items())
-        raise ClientError(f"skill {name!r} has no parameter {unknown[0]!r} ("
-                          + (f"its parameters: {takes})" if takes else "it takes none)"))
+        raise ClientError(
+            f"skill {name!r} has no parameter {unknown[0]!r} ("
+            + (f"its parameters: {takes})" if takes else "it takes none)")
+        )
 
 
 def _rounds(text: str) -> int:
@@ -447,8 +532,18 @@ def cmd_ls(args: argparse.Namespace, run_dir: Path) -> int:
         # as the sidebar: how long it has been what STATE says, or (working) how long its
         # screen has been quiet
         waited = a.get("state_since") if a["state"] in SINCE_STATE else None
-        rows.append((a["name"], a["role"], a["cli"], a["state"],
-                     _age(waited or a["last_output"]), ctx, queued, a["focus"]))
+        rows.append(
+            (
+                a["name"],
+                a["role"],
+                a["cli"],
+                a["state"],
+                _age(waited or a["last_output"]),
+                ctx,
+                queued,
+                a["focus"],
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1])
@@ -459,8 +554,9 @@ def cmd_focus(args: argparse.Namespace, run_dir: Path) -> int:
     words: list[str] = args.args
     if len(words) == 1:
         if not os.environ.get("SWARM_TOKEN"):
-            raise ClientError('usage: swarm focus NAME "label" (or just "label" from an '
-                              "agent's own pane)")
+            raise ClientError(
+                'usage: swarm focus NAME "label" (or just "label" from an agent\'s own pane)'
+            )
         name, label = None, words[0]
     else:
         name, label = words[0], " ".join(words[1:])
@@ -477,8 +573,7 @@ def cmd_messages(args: argparse.Namespace, run_dir: Path) -> int:
     for m in reply["messages"]:
         stamp = time.strftime("%H:%M:%S", time.localtime(m["created"]))
         text = m["text"].replace("\n", " ⏎ ")
-        print(f"{stamp} #{m['id']} {m['sender']} → {m['recipient']} [{m['status']}] "
-              f"{text[:100]}")
+        print(f"{stamp} #{m['id']} {m['sender']} → {m['recipient']} [{m['status']}] {text[:100]}")
     if reply["graph"]:
         print("\nwho talks to whom:")
         for sender, recipient, n in reply["graph"]:
@@ -486,17 +581,18 @@ def cmd_messages(args: argparse.Namespace, run_dir: Path) -> int:
     return 0
 
 
-
-
 def cmd_fresh(args: argparse.Namespace, run_dir: Path) -> int:
-    reply = _ask(args, run_dir, {"op": "fresh", "agent": args.name,
-                                 "handoff": not args.no_handoff})
+    reply = _ask(args, run_dir, {"op": "fresh", "agent": args.name, "handoff": not args.no_handoff})
     if args.no_handoff:
-        print(f"{reply['agent']}: fresh start begun (no handoff note: new conversation, then "
-              "its focus re-injected)")
+        print(
+            f"{reply['agent']}: fresh start begun (no handoff note: new conversation, then "
+            "its focus re-injected)"
+        )
     else:
-        print(f"{reply['agent']}: fresh start begun (handoff note, new conversation, then its "
-              "focus and the note re-injected)")
+        print(
+            f"{reply['agent']}: fresh start begun (handoff note, new conversation, then its "
+            "focus and the note re-injected)"
+        )
     return 0
 
 
@@ -509,11 +605,20 @@ def cmd_task(args: argparse.Namespace, run_dir: Path) -> int:
             raise ClientError(f"{args.spec_file}: cannot read the spec: {exc.strerror}") from None
     if not (spec or "").strip():
         raise ClientError("the task's spec is empty")
-    reply = _ask(args, run_dir, {"op": "task", "agent": args.name, "spec": spec,
-                                 "verify": args.verify, "judge": args.judge,
-                                 "judge_command": args.judge_command,
-                                 "review_on_idle": not args.no_review_on_idle,
-                                 "max_rounds": args.max_rounds})
+    reply = _ask(
+        args,
+        run_dir,
+        {
+            "op": "task",
+            "agent": args.name,
+            "spec": spec,
+            "verify": args.verify,
+            "judge": args.judge,
+            "judge_command": args.judge_command,
+            "review_on_idle": not args.no_review_on_idle,
+            "max_rounds": args.max_rounds,
+        },
+    )
     print(f"task #{reply['task']} queued for {args.name}")
     return 0
 
@@ -547,19 +652,33 @@ def cmd_tasks(args: argparse.Namespace, run_dir: Path) -> int:
 
 
 def cmd_remind(args: argparse.Namespace, run_dir: Path) -> int:
-    payload: dict[str, Any] = {"op": "remind", "action": args.action, "id": args.id,
-                               "minutes": args.minutes, "text": args.text}
+    payload: dict[str, Any] = {
+        "op": "remind",
+        "action": args.action,
+        "id": args.id,
+        "minutes": args.minutes,
+        "text": args.text,
+    }
     if args.action == "add":
-        payload["spec"] = {k: v for k, v in {"to": args.to, "every": args.every,
-                                             "idle": args.idle, "at": args.at,
-                                             "text": args.text, "skill": args.skill,
-                                             "action": "fresh" if args.fresh else ""}.items()
-                           if v}
+        payload["spec"] = {
+            k: v
+            for k, v in {
+                "to": args.to,
+                "every": args.every,
+                "idle": args.idle,
+                "at": args.at,
+                "text": args.text,
+                "skill": args.skill,
+                "action": "fresh" if args.fresh else "",
+            }.items()
+            if v
+        }
         if args.skill:
             _check_skill(args, run_dir, args.skill, {})
     elif args.action != "list" and not args.id:
-        raise ClientError(f"swarm remind {args.action} needs the reminder's ID "
-                          "(see `swarm remind list`)")
+        raise ClientError(
+            f"swarm remind {args.action} needs the reminder's ID (see `swarm remind list`)"
+        )
     try:
         reply = _ask(args, run_dir, payload)
     except ClientError as exc:
@@ -576,13 +695,23 @@ def cmd_remind(args: argparse.Namespace, run_dir: Path) -> int:
             print(json.dumps(reply["reminders"], indent=2))
             return 0
         for r in reply["reminders"]:
-            when = {"every": f"every {_duration(r['period'])}",
-                    "idle": f"idle {_duration(r['period'])}",
-                    "at": f"at {r['at']}"}[r["kind"]]
-            nxt = "" if r["kind"] == "idle" else \
-                time.strftime(" next %H:%M:%S", time.localtime(r["next_due"]))
-            what = "fresh start" if r.get("action") == "fresh" else \
-                f"skill {r['skill']}" if r["skill"] else repr(r["text"][:50])
+            when = {
+                "every": f"every {_duration(r['period'])}",
+                "idle": f"idle {_duration(r['period'])}",
+                "at": f"at {r['at']}",
+            }[r["kind"]]
+            nxt = (
+                ""
+                if r["kind"] == "idle"
+                else time.strftime(" next %H:%M:%S", time.localtime(r["next_due"]))
+            )
+            what = (
+                "fresh start"
+                if r.get("action") == "fresh"
+                else f"skill {r['skill']}"
+                if r["skill"]
+                else repr(r["text"][:50])
+            )
             paused = " (paused)" if r["paused"] else ""
             print(f"#{r['id']} to {r['target']} {when}{nxt}{paused}: {what}")
     return 0
@@ -637,8 +766,10 @@ _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # never to the user's 
 
 def cmd_grep(args: argparse.Namespace, run_dir: Path) -> int:
     if len(args.args) != 1:
-        raise GrepTrouble("usage: swarm grep PATTERN [--agent NAME] [-C N] [-i] (one "
-                          "pattern: quote it; `--` before one that starts with '-')")
+        raise GrepTrouble(
+            "usage: swarm grep PATTERN [--agent NAME] [-C N] [-i] (one "
+            "pattern: quote it; `--` before one that starts with '-')"
+        )
     pattern = args.args[0]
     try:
         re.compile(pattern, re.IGNORECASE if args.ignore_case else 0)
@@ -647,9 +778,17 @@ def cmd_grep(args: argparse.Namespace, run_dir: Path) -> int:
     if not 0 <= args.context <= GREP_CONTEXT:
         raise GrepTrouble(f"-C {args.context}: give 0 to {GREP_CONTEXT} lines of context")
     try:
-        found = request(find_socket(args.fleet, run_dir), {
-            "op": "grep", "pattern": pattern, "agent": args.agent, "context": args.context,
-            "ignore_case": args.ignore_case}, timeout=60)
+        found = request(
+            find_socket(args.fleet, run_dir),
+            {
+                "op": "grep",
+                "pattern": pattern,
+                "agent": args.agent,
+                "context": args.context,
+                "ignore_case": args.ignore_case,
+            },
+            timeout=60,
+        )
     except ClientError as exc:
         raise GrepTrouble(str(exc)) from None
     for i, run in enumerate(found["hits"]):
@@ -662,16 +801,29 @@ def cmd_grep(args: argparse.Namespace, run_dir: Path) -> int:
     for line in found.get("skipped", []):
         print(f"swarm: not searched: {line}", file=sys.stderr)
     if found.get("truncated"):
-        print(f"swarm: grep stopped after {found['matches']} matches: narrow the pattern or "
-              "name an agent (--agent)", file=sys.stderr)
+        print(
+            f"swarm: grep stopped after {found['matches']} matches: narrow the pattern or "
+            "name an agent (--agent)",
+            file=sys.stderr,
+        )
     return 0 if found["matches"] else 1
 
 
 CLIENT_VERBS: dict[str, Callable[[argparse.Namespace, Path], int]] = {
-    "send": cmd_send, "ls": cmd_ls, "focus": cmd_focus, "messages": cmd_messages,
-    "hook": cmd_hook, "fresh": cmd_fresh, "task": cmd_task, "done": cmd_done,
-    "judge": cmd_judge, "tasks": cmd_tasks, "remind": cmd_remind, "skills": cmd_skills,
-    "save": cmd_save, "grep": cmd_grep,
+    "send": cmd_send,
+    "ls": cmd_ls,
+    "focus": cmd_focus,
+    "messages": cmd_messages,
+    "hook": cmd_hook,
+    "fresh": cmd_fresh,
+    "task": cmd_task,
+    "done": cmd_done,
+    "judge": cmd_judge,
+    "tasks": cmd_tasks,
+    "remind": cmd_remind,
+    "skills": cmd_skills,
+    "save": cmd_save,
+    "grep": cmd_grep,
 }
 
 

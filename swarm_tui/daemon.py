@@ -75,15 +75,32 @@ def start(layout: Path, fleet: str, fresh: bool, out: Any = sys.stderr) -> int:
     log = log_path(fleet)
     _rotate(log)
     offset = log.stat().st_size if log.exists() else 0
-    argv = [sys.executable, "-m", "swarm_tui.cli", "up", str(layout), "--headless",
-            "--log", str(log), *(["--fresh"] if fresh else [])]
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True,
-                            cwd=os.getcwd())
+    argv = [
+        sys.executable,
+        "-m",
+        "swarm_tui.cli",
+        "up",
+        str(layout),
+        "--headless",
+        "--log",
+        str(log),
+        *(["--fresh"] if fresh else []),
+    ]
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        cwd=os.getcwd(),
+    )
     sock = paths.socket_path(fleet)
     deadline = time.monotonic() + START_WAIT
-    print(f"swarm: starting the engine of fleet {fleet!r} (pid {proc.pid}; its log: {log})",
-          file=out, flush=True)
+    print(
+        f"swarm: starting the engine of fleet {fleet!r} (pid {proc.pid}; its log: {log})",
+        file=out,
+        flush=True,
+    )
     try:
         while True:
             shown = _show_new(log, offset, out)
@@ -96,8 +113,10 @@ def start(layout: Path, fleet: str, fresh: bool, out: Any = sys.stderr) -> int:
                 _show_new(log, offset, out)
                 return 0
             if time.monotonic() > deadline:
-                raise SwarmError(f"the engine of fleet {fleet!r} (pid {proc.pid}) did not "
-                                 f"come up within {START_WAIT:.0f} s: see {log}")
+                raise SwarmError(
+                    f"the engine of fleet {fleet!r} (pid {proc.pid}) did not "
+                    f"come up within {START_WAIT:.0f} s: see {log}"
+                )
             time.sleep(0.1)  # polling a child process and a file: no event to wait on
     except KeyboardInterrupt:  # Ctrl-C while it starts: it stops (and cancels its job)
         proc.terminate()
@@ -146,8 +165,10 @@ def stop(fleet: str | None, timeout: float = 30.0) -> str:
         if time.monotonic() > deadline:
             raise SwarmError(f"the engine (pid {pid}) did not stop within {timeout:.0f} s")
         time.sleep(0.05)  # waiting for another process to exit: no event to wait on
-    return (f"fleet {reply['fleet']!r}: engine (pid {pid}) stopped; its agents keep running "
-            f"(`swarm up {reply.get('layout', 'LAYOUT')}` brings the engine back)")
+    return (
+        f"fleet {reply['fleet']!r}: engine (pid {pid}) stopped; its agents keep running "
+        f"(`swarm up {reply.get('layout', 'LAYOUT')}` brings the engine back)"
+    )
 
 
 def _alive(pid: int) -> bool:

@@ -20,28 +20,42 @@ _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]")
 
 
 def add_verbs(sub: Any) -> None:
-    diff = sub.add_parser("diff", help="print an agent's change in its worktree against its "
-                          "base (the patch on stdout; `--stat`: files and counts)")
+    diff = sub.add_parser(
+        "diff",
+        help="print an agent's change in its worktree against its "
+        "base (the patch on stdout; `--stat`: files and counts)",
+    )
     diff.add_argument("name")
     diff.add_argument("--stat", action="store_true", help="files with added/removed lines")
     diff.add_argument("--fleet")
     merge = sub.add_parser(
-        "merge", help="merge an agent's worktree branch into its base once its task is "
-        "complete", description="swarm merge NAME [--into BRANCH] [--squash] [--force] "
+        "merge",
+        help="merge an agent's worktree branch into its base once its task is complete",
+        description="swarm merge NAME [--into BRANCH] [--squash] [--force] "
         "[--check]. "
         "Refused, with nothing changed, on conflicts (listed), a dirty base checkout, "
         "uncommitted work in the agent's worktree, or a task not complete (--force merges "
-        "anyway). Exit 0 merged, 1 refused, 2 bad input or no engine.")
+        "anyway). Exit 0 merged, 1 refused, 2 bad input or no engine.",
+    )
     merge.add_argument("name")
-    merge.add_argument("--into", default="", help="the branch to merge into (default: the "
-                       "agent's base)")
-    merge.add_argument("--squash", action="store_true", help="one commit on the base, not a "
-                       "merge commit")
-    merge.add_argument("--force", action="store_true", help="merge even though its task is "
-                       "not complete, or with uncommitted work in its worktree (its commits "
-                       "only)")
-    merge.add_argument("--check", action="store_true", help="say what a merge would do (or "
-                       "why not), change nothing")
+    merge.add_argument(
+        "--into", default="", help="the branch to merge into (default: the agent's base)"
+    )
+    merge.add_argument(
+        "--squash", action="store_true", help="one commit on the base, not a merge commit"
+    )
+    merge.add_argument(
+        "--force",
+        action="store_true",
+        help="merge even though its task is "
+        "not complete, or with uncommitted work in its worktree (its commits "
+        "only)",
+    )
+    merge.add_argument(
+        "--check",
+        action="store_true",
+        help="say what a merge would do (or why not), change nothing",
+    )
     merge.add_argument("--fleet")
 
 
@@ -68,11 +82,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
     reply = _ask(args, {"op": "diff", "agent": args.name, "stat": args.stat}, timeout=60)
     view = DiffView.model_validate(reply["diff"])
     tty = sys.stdout.isatty()
-    print(f"swarm: {view.agent}: {view.branch} against {view.base} (worktree {view.worktree} "
-          f"on {view.host}); {len(view.commits)} commit(s)", file=sys.stderr)
+    print(
+        f"swarm: {view.agent}: {view.branch} against {view.base} (worktree {view.worktree} "
+        f"on {view.host}); {len(view.commits)} commit(s)",
+        file=sys.stderr,
+    )
     if view.conflicts:
-        print(f"swarm: conflicts with {view.base} in {', '.join(view.conflicts)}",
-              file=sys.stderr)
+        print(f"swarm: conflicts with {view.base} in {', '.join(view.conflicts)}", file=sys.stderr)
     if args.stat:
         for f in view.files:
             counts = "binary" if f.binary else f"+{f.added} -{f.deleted}"
@@ -93,8 +109,17 @@ def _shown(text: str, tty: bool) -> str:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    reply = _ask(args, {"op": "merge", "agent": args.name, "into": args.into,
-                        "squash": args.squash, "force": args.force, "check": args.check},
-                  timeout=120)
+    reply = _ask(
+        args,
+        {
+            "op": "merge",
+            "agent": args.name,
+            "into": args.into,
+            "squash": args.squash,
+            "force": args.force,
+            "check": args.check,
+        },
+        timeout=120,
+    )
     print(f"swarm: {args.name}: {reply['done']}")
     return 0

@@ -36,9 +36,11 @@ def private_dir(path: Path) -> Path:
         if not os.access(path, os.W_OK | os.X_OK):
             raise PermissionError(13, "not writable")
     except OSError as exc:
-        raise SwarmError(f"swarm's state directory {path} cannot be used "
-                         f"({exc.strerror or exc}): make it writable, or point SWARM_HOME at "
-                         "a directory that is") from None
+        raise SwarmError(
+            f"swarm's state directory {path} cannot be used "
+            f"({exc.strerror or exc}): make it writable, or point SWARM_HOME at "
+            "a directory that is"
+        ) from None
     return path
 
 

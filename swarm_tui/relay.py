@@ -75,11 +75,18 @@ class Relay:
         if pid <= 0:
             return ""
         proc = await asyncio.create_subprocess_exec(
-            *self.tmux, "list-panes", "-a", "-F", PANES, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL)
+            *self.tmux,
+            "list-panes",
+            "-a",
+            "-F",
+            PANES,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
         out, _ = await proc.communicate()
-        panes = dict(ln.split("|", 1) for ln in out.decode(errors="replace").splitlines()
-                     if "|" in ln)
+        panes = dict(
+            ln.split("|", 1) for ln in out.decode(errors="replace").splitlines() if "|" in ln
+        )
         for ancestor in ancestors(pid):
             name = panes.get(str(ancestor))
             if name:
@@ -132,8 +139,11 @@ class Relay:
             text = ""
             try:
                 proc = await asyncio.create_subprocess_exec(
-                    *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.DEVNULL)
+                    *argv,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.DEVNULL,
+                )
                 try:
                     out, _ = await asyncio.wait_for(proc.communicate(), 10)
                     text = out.decode(errors="replace") if proc.returncode == 0 else ""
@@ -166,8 +176,12 @@ class Relay:
             try:
                 conn.setblocking(True)
                 proc = await asyncio.create_subprocess_exec(
-                    *self.tmux, *argv, stdin=conn.fileno(), stdout=conn.fileno(),
-                    stderr=asyncio.subprocess.DEVNULL)
+                    *self.tmux,
+                    *argv,
+                    stdin=conn.fileno(),
+                    stdout=conn.fileno(),
+                    stderr=asyncio.subprocess.DEVNULL,
+                )
                 reaped = asyncio.ensure_future(proc.wait())
                 self.children.add(reaped)
                 reaped.add_done_callback(self.children.discard)
@@ -179,8 +193,9 @@ class Relay:
     async def run(self, options: dict[str, Any]) -> None:
         old = os.umask(0o177)
         try:
-            server = await asyncio.start_unix_server(self.client, fresh(self.path),
-                                                     limit=MAX_REQUEST)
+            server = await asyncio.start_unix_server(
+                self.client, fresh(self.path), limit=MAX_REQUEST
+            )
             control: dict[str, Any] = options.get("control") or {}
             listener = None
             if control:
@@ -190,15 +205,18 @@ class Relay:
                 listener.setblocking(False)
         finally:
             os.umask(old)
-        mine = [(p, os.stat(p).st_ino) for p in
-                (self.path, *([home(control["path"])] if listener else []))]
+        mine = [
+            (p, os.stat(p).st_ino)
+            for p in (self.path, *([home(control["path"])] if listener else []))
+        ]
         self.emit({"ready": True})
         tasks = []
         if options.get("gpu"):
             tasks.append(asyncio.ensure_future(self.gpus(options["gpu"], options["every"])))
         if listener is not None:
-            tasks.append(asyncio.ensure_future(self.controls(
-                listener, [home(a) for a in control["argv"]])))
+            tasks.append(
+                asyncio.ensure_future(self.controls(listener, [home(a) for a in control["argv"]]))
+            )
         try:
             await self.answers()
         finally:

@@ -68,21 +68,21 @@ class Tunnel:
     async def _find_socket(self, conn: asyncssh.SSHClientConnection) -> str:
         base = shlex.quote(self.remote_home) if self.remote_home else None
         state = f'printf "%s\\n" {base}' if base else _STATE
-        result = await conn.run(f'dir=$({state}); ls "$dir"/run/*.sock 2>/dev/null',
-                                check=False)
+        result = await conn.run(f'dir=$({state}); ls "$dir"/run/*.sock 2>/dev/null', check=False)
         socks = str(result.stdout or "").split()
         if self.fleet:
             want = f"/{fleet_slug(self.fleet)}.sock"
             found = [s for s in socks if s.endswith(want)]
             if not found:
-                raise SwarmError(f"{self.destination}: no swarm engine runs fleet "
-                                 f"{self.fleet!r} there (running: "
-                                 f"{', '.join(Path(s).stem for s in socks) or 'none'})")
+                raise SwarmError(
+                    f"{self.destination}: no swarm engine runs fleet "
+                    f"{self.fleet!r} there (running: "
+                    f"{', '.join(Path(s).stem for s in socks) or 'none'})"
+                )
             return found[0]
         if len(socks) != 1:
             what = ", ".join(Path(s).stem for s in socks) or "none"
-            raise SwarmError(f"{self.destination}: name the fleet (engines running there: "
-                             f"{what})")
+            raise SwarmError(f"{self.destination}: name the fleet (engines running there: {what})")
         return socks[0]
 
     async def _keep(self) -> None:

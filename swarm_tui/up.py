@@ -38,10 +38,11 @@ def up(layout_arg: str, headless: bool, fresh: bool = False, log: str | None = N
     except FleetBusy as exc:
         if not fresh:
             raise
-        raise FleetBusy(f"--fresh: fleet {loaded.fleet!r} is running (swarm pid "
-                        f"{owner_pid(loaded.fleet)}) and its journal is in use: stop it "
-                        "first (quit its UI, or `swarm down` it), then start it with --fresh"
-                        ) from exc
+        raise FleetBusy(
+            f"--fresh: fleet {loaded.fleet!r} is running (swarm pid "
+            f"{owner_pid(loaded.fleet)}) and its journal is in use: stop it "
+            "first (quit its UI, or `swarm down` it), then start it with --fresh"
+        ) from exc
     kept = paths.set_aside_journal(loaded.fleet) if fresh else None
     new_journal = not paths.db_path(loaded.fleet).exists()
     try:
@@ -51,8 +52,11 @@ def up(layout_arg: str, headless: bool, fresh: bool = False, log: str | None = N
         raise
     if kept is not None:
         _keep_tokens(kept, store)
-        print(f"swarm: fleet {loaded.fleet!r} starts from a clean journal; the old one is kept "
-              f"as {kept}", flush=True)
+        print(
+            f"swarm: fleet {loaded.fleet!r} starts from a clean journal; the old one is kept "
+            f"as {kept}",
+            flush=True,
+        )
     try:
         return asyncio.run(_run_fleet(loaded, store, Path(log) if log else None))
     except ConfigError:
@@ -87,8 +91,7 @@ def _keep_tokens(kept: Path, store: Any) -> None:
     except sqlite3.Error:
         return  # unreadable: the agents get new tokens when they are next started
     for name, token in rows:
-        store.db.execute("INSERT OR IGNORE INTO agents(name, token) VALUES (?, ?)",
-                         (name, token))
+        store.db.execute("INSERT OR IGNORE INTO agents(name, token) VALUES (?, ?)", (name, token))
 
 
 async def _run_fleet(loaded: Any, store: Any, log: Path | None) -> int:
@@ -111,21 +114,31 @@ async def _run_fleet(loaded: Any, store: Any, log: Path | None) -> int:
         fleet.listener = Tee(LogListener(sys.stdout), server.watchers)
         attached = len(fleet.agents) - len(fleet.created)
         if log:  # started by `swarm up` in the background
-            print(f"swarm: engine of fleet {fleet.name!r} running in the background (pid "
-                  f"{os.getpid()}) with {len(fleet.agents)} agents (re-attached {attached}); "
-                  f"`swarm stop {fleet.name}` stops it, agents keep running", flush=True)
+            print(
+                f"swarm: engine of fleet {fleet.name!r} running in the background (pid "
+                f"{os.getpid()}) with {len(fleet.agents)} agents (re-attached {attached}); "
+                f"`swarm stop {fleet.name}` stops it, agents keep running",
+                flush=True,
+            )
         else:
-            print(f"swarm: fleet {fleet.name!r} running headless with {len(fleet.agents)} "
-                  f"agents (re-attached {attached}); Ctrl-C stops watching, agents keep "
-                  "running", flush=True)
+            print(
+                f"swarm: fleet {fleet.name!r} running headless with {len(fleet.agents)} "
+                f"agents (re-attached {attached}); Ctrl-C stops watching, agents keep "
+                "running",
+                flush=True,
+            )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(sig, stop.set)
-        await asyncio.wait([asyncio.create_task(stop.wait()),
-                            asyncio.create_task(server.stop_requested.wait()),
-                            asyncio.create_task(fleet.ended.wait())],
-                           return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait(
+            [
+                asyncio.create_task(stop.wait()),
+                asyncio.create_task(server.stop_requested.wait()),
+                asyncio.create_task(fleet.ended.wait()),
+            ],
+            return_when=asyncio.FIRST_COMPLETED,
+        )
         if fleet.ended.is_set():
             print(f"swarm: {fleet.end_reason}", flush=True)
         elif server.stop_requested.is_set():
@@ -152,8 +165,9 @@ async def _allocated(loaded: Any) -> Any:
     try:
         return await allocate(loaded, lambda line: print(f"swarm: {line}", flush=True))
     except asyncio.CancelledError:
-        raise SwarmError("start-up interrupted while waiting for Slurm: the job swarm "
-                         "submitted is cancelled") from None
+        raise SwarmError(
+            "start-up interrupted while waiting for Slurm: the job swarm submitted is cancelled"
+        ) from None
     finally:
         for sig in signals:
             loop.remove_signal_handler(sig)
@@ -170,9 +184,11 @@ def _up_and_watch(loaded: Any, fresh: bool) -> int:
         if code:
             return code
     elif fresh:
-        raise FleetBusy(f"--fresh: fleet {loaded.fleet!r} is running (swarm pid "
-                        f"{owner_pid(loaded.fleet)}): stop it first (`swarm stop "
-                        f"{loaded.fleet}`), then start it with --fresh")
+        raise FleetBusy(
+            f"--fresh: fleet {loaded.fleet!r} is running (swarm pid "
+            f"{owner_pid(loaded.fleet)}): stop it first (`swarm stop "
+            f"{loaded.fleet}`), then start it with --fresh"
+        )
     return watch(sock)
 
 
@@ -192,7 +208,8 @@ def watch(sock: Path | None, tunnel: Any = None) -> int:
                 except (Unreachable, Refused) as exc:
                     raise SwarmError(str(exc)) from None
                 note: str | None = await SwarmApp(
-                    client, _starter(client.view) if tunnel is None else None).run_async()
+                    client, _starter(client.view) if tunnel is None else None
+                ).run_async()
             finally:
                 await client.close()
         finally:

@@ -43,11 +43,48 @@ BANNER = re.compile(r"^Aider v\d")
 # aider 0.86.2's commands (`Commands.get_commands()`); text starting with `/` is a command
 # when its first word is one of these or the start of exactly one of them (aider's rule)
 COMMANDS = (
-    "add", "architect", "ask", "chat-mode", "clear", "code", "commit", "context", "copy",
-    "copy-context", "diff", "drop", "edit", "editor", "editor-model", "exit", "git", "help",
-    "lint", "load", "ls", "map", "map-refresh", "model", "models", "multiline-mode", "paste",
-    "quit", "read-only", "reasoning-effort", "report", "reset", "run", "save", "settings",
-    "test", "think-tokens", "tokens", "undo", "voice", "weak-model", "web",
+    "add",
+    "architect",
+    "ask",
+    "chat-mode",
+    "clear",
+    "code",
+    "commit",
+    "context",
+    "copy",
+    "copy-context",
+    "diff",
+    "drop",
+    "edit",
+    "editor",
+    "editor-model",
+    "exit",
+    "git",
+    "help",
+    "lint",
+    "load",
+    "ls",
+    "map",
+    "map-refresh",
+    "model",
+    "models",
+    "multiline-mode",
+    "paste",
+    "quit",
+    "read-only",
+    "reasoning-effort",
+    "report",
+    "reset",
+    "run",
+    "save",
+    "settings",
+    "test",
+    "think-tokens",
+    "tokens",
+    "undo",
+    "voice",
+    "weak-model",
+    "web",
 )
 MULTILINE_OPENER = re.compile(r"\{[A-Za-z0-9]*")
 
@@ -130,11 +167,29 @@ class AiderAdapter(Adapter):
     def headless(self, model: str) -> list[str]:
         """aider answering one message from stdin: no git, no edits applied without asking
         (`--yes-always` answers its questions), plain output, ask mode (a judge reads)."""
-        argv = [self.executable, "--message-file", "/dev/stdin", "--yes-always", "--no-pretty",
-                "--no-fancy-input", "--no-git", "--no-auto-commits", "--chat-mode", "ask",
-                "--no-check-update", "--analytics-disable", "--no-show-model-warnings",
-                "--no-show-release-notes", "--map-tokens", "0", "--no-restore-chat-history",
-                "--input-history-file", "/dev/null", "--chat-history-file", "/dev/null"]
+        argv = [
+            self.executable,
+            "--message-file",
+            "/dev/stdin",
+            "--yes-always",
+            "--no-pretty",
+            "--no-fancy-input",
+            "--no-git",
+            "--no-auto-commits",
+            "--chat-mode",
+            "ask",
+            "--no-check-update",
+            "--analytics-disable",
+            "--no-show-model-warnings",
+            "--no-show-release-notes",
+            "--map-tokens",
+            "0",
+            "--no-restore-chat-history",
+            "--input-history-file",
+            "/dev/null",
+            "--chat-history-file",
+            "/dev/null",
+        ]
         return [*argv, "--model", model] if model else argv
 
 

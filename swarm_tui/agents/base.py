@@ -29,14 +29,16 @@ def program(agent: ResolvedAgent, default: str) -> list[str]:
     PATH, e.g. ~/.local/bin/agent), else the CLI's usual name."""
     return shlex.split(agent.command) if agent.command.strip() else [default]
 
+
 SESSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z-]{7,63}")  # a conversation's id, as CLIs write it
 
 
 def command_line(argv: list[str]) -> str:
     """`argv` as one shell command line, each word quoted, except that a leading `~/` stays
     unquoted so the shell on the agent's host expands it to that host's home."""
-    return " ".join("~/" + shlex.quote(w[2:]) if w.startswith("~/") and w[2:] else
-                    shlex.quote(w) for w in argv)
+    return " ".join(
+        "~/" + shlex.quote(w[2:]) if w.startswith("~/") and w[2:] else shlex.quote(w) for w in argv
+    )
 
 
 def escape_own_commands(text: str, commands: frozenset[str]) -> str:
@@ -155,8 +157,10 @@ class Adapter:
         this CLI takes them (tested against the real CLI)."""
         from swarm_tui.agents.answers import CannotAnswer
 
-        raise CannotAnswer(f"{self.name}: swarm does not answer this CLI's dialogs (its keys "
-                           "are not tested); attach to answer it")
+        raise CannotAnswer(
+            f"{self.name}: swarm does not answer this CLI's dialogs (its keys "
+            "are not tested); attach to answer it"
+        )
 
     def submitted(self, before: list[str], after: list[str], text: str) -> bool | None:
         """Whether the text left the input box; None when this CLI's screen cannot tell."""

@@ -41,8 +41,10 @@ CANCEL = re.compile(r"Esc to cancel|Enter to confirm")
 # N% left: the context warning reads `N% until auto-compact`, `N% context used` (when
 # auto-compact is off), `auto-compact next`; older versions said `Context left until
 # auto-compact: N%`
-UNTIL_COMPACT = re.compile(r"(\d{1,3})% until auto-compact|Context left until auto-compact: "
-                           r"(\d{1,3})%")
+UNTIL_COMPACT = re.compile(
+    r"(\d{1,3})% until auto-compact|Context left until auto-compact: "
+    r"(\d{1,3})%"
+)
 USED = re.compile(r"(\d{1,3})% context used")
 COMPACT_NEXT = re.compile(r"\bauto-compact next\b")
 PASTE_MARKER = re.compile(r"\[Pasted text #\d+(?: \+\d+ lines)?\]")
@@ -52,7 +54,8 @@ DIALOG_LINES = 24  # how far up from the bottom a dialog's question may be
 # Claude Code's own slash commands (2.1.332, with common aliases): text starting with one of
 # these is typed as the command; any other text starting with `/` would be refused as an
 # "Unknown command" and never reach the model, so it is typed after a space.
-COMMANDS = frozenset("""
+COMMANDS = frozenset(
+    """
 access add-dir advisor agents artifacts autocompact background bashes bg branch brief btw bug
 cd checkpoint clear cloud-plugins color compact config context continue copy cost desktop diff
 doctor effort exit export extra-usage fast feedback focus fork goal help hooks ide import init
@@ -62,7 +65,8 @@ project quit recap release-notes reload-plugins reload-skills remote-control rem
 reset restart resume review rewind security-review session skills stats status statusline stop
 tasks teleport terminal-setup theme todos ultraplan ultrareview undo upgrade usage version vim
 voice workflows
-""".split())
+""".split()
+)
 HOOK_COMMAND = "swarm hook claude >/dev/null 2>&1 || true"
 
 
@@ -124,14 +128,16 @@ class ClaudeAdapter(Adapter):
             question = _dialog(shown)
             if question is not None:
                 options, cursor = _options(shown[-DIALOG_LINES:])
-                return Reading(AgentState.NEEDS_PERMISSION, None, question, context, options,
-                               cursor)
+                return Reading(
+                    AgentState.NEEDS_PERMISSION, None, question, context, options, cursor
+                )
             return Reading(None, None, "", context)
         draft, top, bottom = box
-        footer = shown[bottom + 1:]
-        above = [ln for ln in shown[max(0, top - 12):top] if ln.strip()][-CHROME_ABOVE:]
+        footer = shown[bottom + 1 :]
+        above = [ln for ln in shown[max(0, top - 12) : top] if ln.strip()][-CHROME_ABOVE:]
         busy = any(BUSY_FOOTER.search(ln) for ln in footer) or any(
-            SPINNER.match(ln) for ln in above)
+            SPINNER.match(ln) for ln in above
+        )
         return Reading(AgentState.WORKING if busy else AgentState.IDLE, draft, "", context)
 
     def option_keys(self, reading: Reading, index: int) -> list[str]:
@@ -160,8 +166,10 @@ class ClaudeAdapter(Adapter):
         if event == "Notification":
             kind = str(payload.get("notification_type") or "")
             message = str(payload.get("message") or "")
-            if kind in ("permission_prompt", "elicitation_dialog") \
-                    or "permission" in message.lower():
+            if (
+                kind in ("permission_prompt", "elicitation_dialog")
+                or "permission" in message.lower()
+            ):
                 return AgentState.NEEDS_PERMISSION
             if kind == "idle_prompt" or "waiting for your input" in message.lower():
                 return AgentState.IDLE
@@ -187,7 +195,7 @@ def _box(lines: list[str]) -> tuple[str, int, int] | None:
     full-width rules with a line starting `❯` (column 0) right under the first."""
     rules = [i for i, ln in enumerate(lines) if RULE.match(ln)]
     for top, bottom in zip(reversed(rules[:-1]), reversed(rules[1:]), strict=True):
-        body = lines[top + 1:bottom]
+        body = lines[top + 1 : bottom]
         if body and body[0].startswith("❯"):
             first = body[0][1:].strip()
             rest = [ln[2:] if ln.startswith("  ") else ln.strip() for ln in body[1:]]
@@ -205,7 +213,7 @@ def _dialog(lines: list[str]) -> str | None:
         if m is None:
             continue
         question = m.group(1).strip()
-        if not any(OPTION.match(ln) for ln in tail[i + 1:]):
+        if not any(OPTION.match(ln) for ln in tail[i + 1 :]):
             return None
         return _with_subject(question, tail[:i])
     return None
@@ -218,7 +226,7 @@ def _options(tail: list[str]) -> tuple[tuple[Option, ...], int | None]:
     at = next((i for i in range(len(tail) - 1, -1, -1) if QUESTION.match(tail[i])), None)
     if at is None:
         return (), None
-    below = tail[at + 1:]
+    below = tail[at + 1 :]
     end = next((i for i, ln in enumerate(below) if CANCEL.search(ln)), len(below))
     below = below[:end]
     first = next((i for i, ln in enumerate(below) if NUMBERED.match(ln)), None)
@@ -240,14 +248,14 @@ def _options(tail: list[str]) -> tuple[tuple[Option, ...], int | None]:
 def _with_subject(question: str, above: list[str]) -> str:
     """`Do you want to proceed?` names nothing: add the dialog's title and its command."""
     start = max((i for i, ln in enumerate(above) if RULE.match(ln)), default=-1)
-    body = [ln.strip() for ln in above[start + 1:]]
+    body = [ln.strip() for ln in above[start + 1 :]]
     if not body or not body[0]:
         return question
     title = body[0].rstrip(":")
     dashed = [i for i, ln in enumerate(body) if DASHED.match(ln)]
     subject = ""
     if len(dashed) >= 2:
-        inner = [ln for ln in body[dashed[0] + 1:dashed[1]] if ln]
+        inner = [ln for ln in body[dashed[0] + 1 : dashed[1]] if ln]
         subject = inner[0] if inner else ""
     about = f"{title}: {subject}" if subject else title
     if len(about) > 100:

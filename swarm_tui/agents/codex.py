@@ -64,13 +64,15 @@ TITLE_MAX = 100  # characters of a dialog's title and options kept as its questi
 # measured by typing `/word text` into the real CLI; plus `apps` and `fast`, which it accepts
 # only with a ChatGPT login (connectors, a model's fast tier). Text starting with any other
 # `/word` is refused with "Unrecognized command", so it is typed after a space.
-COMMANDS = frozenset("""
+COMMANDS = frozenset(
+    """
 agents approve apps archive btw cd clean clear compact config copy cwd daemon daybreak
 debug-config debug-m-drop debug-m-update delete diff exit experimental export fast feedback
 fork goal hooks ide import init keymap logout mcp memories mention model new permissions pet
 pets plan plugins presets ps pwd quit raw rc recap remote rename resume review side skills
 status statusline stop subagents theme title tui usage vim voice warnings worktree
-""".split())
+""".split()
+)
 
 
 class CodexAdapter(Adapter):
@@ -141,8 +143,9 @@ class CodexAdapter(Adapter):
             return Reading(None)
         if shown[-1].strip() == DIALOG_END:
             options, cursor = _options(shown)
-            return Reading(AgentState.NEEDS_PERMISSION, None, _question(shown), None,
-                           options, cursor)
+            return Reading(
+                AgentState.NEEDS_PERMISSION, None, _question(shown), None, options, cursor
+            )
         box = _box(shown)
         if box is None:
             return Reading(None)
@@ -151,15 +154,19 @@ class CodexAdapter(Adapter):
         if OPTION.match(shown[top]):
             # a choice (approval or question) without the usual footer: Enter would pick
             options, cursor = _options(shown)
-            return Reading(AgentState.NEEDS_PERMISSION, None, _question(shown), context,
-                           options, cursor)
+            return Reading(
+                AgentState.NEEDS_PERMISSION, None, _question(shown), context, options, cursor
+            )
         if [ln.strip() for ln in footer] == [STARTING_HINT]:
             return Reading(AgentState.STARTING, None, "", context)
         above = next((ln.strip() for ln in reversed(shown[:top]) if ln.strip()), "")
         if BUSY.match(above):
             return Reading(AgentState.WORKING, draft, "", context)
-        if TURN_END.match(above) or UNRECOGNIZED.match(above) or not any(
-                ln.lstrip().startswith(TRANSCRIPT) for ln in shown[:top]):
+        if (
+            TURN_END.match(above)
+            or UNRECOGNIZED.match(above)
+            or not any(ln.lstrip().startswith(TRANSCRIPT) for ln in shown[:top])
+        ):
             # a turn ended, none began, or a command was refused (its draft kept)
             return Reading(AgentState.IDLE, draft, "", context)
         # an answer is streaming, a turn was interrupted or a picker is open above the box
@@ -184,8 +191,14 @@ class CodexAdapter(Adapter):
 def _box(shown: list[str]) -> tuple[int, str, list[str]] | None:
     """The input box: its line index, its draft ("" for a placeholder) and the footer lines;
     None when no box is drawn at the bottom (a dialog or an overlay covers it)."""
-    top = next((i for i in range(len(shown) - 1, -1, -1)
-                if shown[i] == PROMPT or shown[i].startswith(PROMPT + " ")), None)
+    top = next(
+        (
+            i
+            for i in range(len(shown) - 1, -1, -1)
+            if shown[i] == PROMPT or shown[i].startswith(PROMPT + " ")
+        ),
+        None,
+    )
     if top is None or len(shown) - top > 40:
         return None
     below = shown[top + 1 :]
@@ -245,10 +258,9 @@ def _choice(shown: list[str]) -> str:
     while first > 0 and re.match(r"^\s*\d+\. ", shown[first - 1].removeprefix(PROMPT)):
         first -= 1
     last = at
-    while last + 1 < len(shown) and re.match(r"^\s*\d+\. ",
-                                             shown[last + 1].removeprefix(PROMPT)):
+    while last + 1 < len(shown) and re.match(r"^\s*\d+\. ", shown[last + 1].removeprefix(PROMPT)):
         last += 1
-    options = [ln.removeprefix(PROMPT).strip() for ln in shown[first:last + 1]]
+    options = [ln.removeprefix(PROMPT).strip() for ln in shown[first : last + 1]]
     above = []
     for ln in reversed(shown[:first]):
         if ln.startswith(TRANSCRIPT):
@@ -256,7 +268,7 @@ def _choice(shown: list[str]) -> str:
         above.append(ln.strip())
     title = next((ln for ln in reversed(above) if ln), "Codex asks for a choice")
     question = f"{title.rstrip(':')}: {' / '.join(options)}"
-    return question if len(question) <= TITLE_MAX else question[:TITLE_MAX - 1] + "…"
+    return question if len(question) <= TITLE_MAX else question[: TITLE_MAX - 1] + "…"
 
 
 def _side_thread(payload: dict[str, object]) -> bool:

@@ -60,8 +60,13 @@ class CopilotAdapter(Adapter):
     def headless(self, model: str) -> list[str]:
         # piped stdin is the prompt; -s prints the answer alone; prompt mode needs the tools
         # pre-approved, and the judge's prompt asks it to read, not to change anything
-        return [self.executable, "-s", "--allow-all-tools", "--no-auto-update",
-                *(["--model", model] if model else [])]
+        return [
+            self.executable,
+            "-s",
+            "--allow-all-tools",
+            "--no-auto-update",
+            *(["--model", model] if model else []),
+        ]
 
     def option_keys(self, reading: Reading, index: int) -> list[str]:
         """The key an option names (`No … (Esc to stop)` is Escape: it refuses and stops
@@ -86,11 +91,11 @@ class CopilotAdapter(Adapter):
         if len(rules) < 2 or rules[-1] - rules[-2] < 2:
             return Reading(None)
         top, bottom = rules[-2], rules[-1]
-        body = shown[top + 1:bottom]
+        body = shown[top + 1 : bottom]
         if not body[0].startswith("❯"):
             return Reading(None)
         draft = "\n".join([body[0][1:].strip(), *(ln.strip() for ln in body[1:])]).strip()
-        status = next((ln for ln in shown[bottom + 1:] if ln.strip()), "")
+        status = next((ln for ln in shown[bottom + 1 :] if ln.strip()), "")
         if BUSY.search(status):
             return Reading(AgentState.WORKING, draft)
         return Reading(AgentState.IDLE, draft)
@@ -103,7 +108,7 @@ def _dialog(shown: list[str]) -> str | None:
     tops = [i for i, ln in enumerate(shown) if ln.startswith("╭")]
     if not tops:
         return None
-    frame = shown[tops[-1]:]
+    frame = shown[tops[-1] :]
     if not any(DIALOG_HINT.search(ln) for ln in frame):
         return None
     for ln in frame:
@@ -116,6 +121,6 @@ def _dialog(shown: list[str]) -> str | None:
 def _options(shown: list[str]) -> tuple[tuple[Option, ...], int | None]:
     """The framed dialog's numbered options, the frame (`│`) taken off."""
     top = max(i for i, ln in enumerate(shown) if ln.startswith("╭"))
-    inside = [ln.strip().strip("│").rstrip() for ln in shown[top + 1:] if ln.startswith("│")]
+    inside = [ln.strip().strip("│").rstrip() for ln in shown[top + 1 :] if ln.startswith("│")]
     first = next((i for i, ln in enumerate(inside) if NUMBERED.match(ln)), None)
     return numbered(inside[first:]) if first is not None else ((), None)

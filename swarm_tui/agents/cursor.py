@@ -48,8 +48,16 @@ class CursorAdapter(Adapter):
     def headless(self, model: str) -> list[str]:
         # print mode; `--trust` because print mode refuses an untrusted folder instead of
         # asking; `--mode ask` keeps a judge read-only (print mode otherwise has full write)
-        return [self.executable, "-p", "--output-format", "text", "--trust", "--mode", "ask",
-                *(["--model", model] if model else [])]
+        return [
+            self.executable,
+            "-p",
+            "--output-format",
+            "text",
+            "--trust",
+            "--mode",
+            "ask",
+            *(["--model", model] if model else []),
+        ]
 
     def read(self, lines: list[str]) -> Reading:
         shown = [ln.rstrip() for ln in lines if ln.strip()][-TAIL:]

@@ -176,8 +176,9 @@ class MockAgent:
         else:
             ending = "done"
         perm = now + duration * 0.4 if self.rng.random() < self.permission_rate else None
-        self.work = Work(started=now, duration=duration, ending=ending, permission_at=perm,
-                         next_line=now + 0.6)
+        self.work = Work(
+            started=now, duration=duration, ending=ending, permission_at=perm, next_line=now + 0.6
+        )
 
     def tick(self) -> None:
         work = self.work
@@ -222,8 +223,12 @@ class MockAgent:
         import subprocess
         import threading
 
-        child = subprocess.Popen(["swarm", "done", "--note", note], stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        child = subprocess.Popen(
+            ["swarm", "done", "--note", note],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+        )
         threading.Thread(target=child.wait, daemon=True).start()  # reaped: no zombie left
 
     def edit(self, summary: str) -> None:
@@ -233,8 +238,10 @@ class MockAgent:
         path = f"{self.name.lower()}_notes.py"
         try:
             with open(path, "a", encoding="utf-8") as f:
-                f.write(f"# turn {self.submitted}: {self.task or 'no task'}\n"
-                        f"{summary.split()[-1]}_{self.submitted} = {self.submitted}\n")
+                f.write(
+                    f"# turn {self.submitted}: {self.task or 'no task'}\n"
+                    f"{summary.split()[-1]}_{self.submitted} = {self.submitted}\n"
+                )
         except OSError as exc:
             self.say(f"● could not edit {path}: {exc}")
             return
@@ -242,15 +249,23 @@ class MockAgent:
         if self.edits == "commit":
             who = ["-c", f"user.name={self.name}", "-c", f"user.email={self.name}@swarm.invalid"]
             for argv in (["git", "add", path], ["git", *who, "commit", "-q", "-m", summary]):
-                subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, timeout=10, check=False)
+                subprocess.run(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    timeout=10,
+                    check=False,
+                )
 
     def write_handoff(self, path: str) -> None:
         try:
             os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
             with open(path, "w", encoding="utf-8") as f:
-                f.write(f"# Handoff from {self.name}\n\nWorking on: {self.task or 'nothing yet'}"
-                        f"\nDone: {self.submitted - 1} messages handled.\nLeft: finish it.\n")
+                f.write(
+                    f"# Handoff from {self.name}\n\nWorking on: {self.task or 'nothing yet'}"
+                    f"\nDone: {self.submitted - 1} messages handled.\nLeft: finish it.\n"
+                )
         except OSError as exc:
             self.say(f"● could not write the handoff note: {exc}")
 
@@ -258,7 +273,7 @@ class MockAgent:
         self.said += 1
         self.transcript.append(line)
         # with a scrollback, what has not scrolled into it yet stays until it has
-        del self.transcript[:-max(500, self.said - self.pushed if self.scrollback else 0)]
+        del self.transcript[: -max(500, self.said - self.pushed if self.scrollback else 0)]
         self.dirty = True
 
     def log(self, text: str) -> None:
@@ -279,17 +294,25 @@ class MockAgent:
             secs = int(now - self.work.started)
             spin = SPINNER[self.frame % len(SPINNER)]
             # as Claude Code's does, the line drops its counters before it is cut
-            forms = (f"({secs}s · ↓ {self.work.tokens} tokens · esc to interrupt)",
-                     f"({secs}s · esc to interrupt)", "(esc to interrupt)")
-            bottom.append(next((f"{spin} Working… {f}" for f in forms
-                                if len(f) + len("⠋ Working… ") <= cols),
-                               f"{spin} Working… {forms[-1]}"))
+            forms = (
+                f"({secs}s · ↓ {self.work.tokens} tokens · esc to interrupt)",
+                f"({secs}s · esc to interrupt)",
+                "(esc to interrupt)",
+            )
+            bottom.append(
+                next(
+                    (f"{spin} Working… {f}" for f in forms if len(f) + len("⠋ Working… ") <= cols),
+                    f"{spin} Working… {forms[-1]}",
+                )
+            )
         if self.permission is not None:
-            bottom += ["╭" + "─" * (cols - 2) + "╮",
-                       f"│ Do you want to {self.permission}?",
-                       "│ ❯ 1. Yes",
-                       "│   2. No, and tell the agent what to do differently (esc)",
-                       "╰" + "─" * (cols - 2) + "╯"]
+            bottom += [
+                "╭" + "─" * (cols - 2) + "╮",
+                f"│ Do you want to {self.permission}?",
+                "│ ❯ 1. Yes",
+                "│   2. No, and tell the agent what to do differently (esc)",
+                "╰" + "─" * (cols - 2) + "╯",
+            ]
         else:
             lines = self.draft.split("\n")
             box = [("❯ " if i == 0 else "  ") + ln for i, ln in enumerate(lines)][-6:]
@@ -300,7 +323,7 @@ class MockAgent:
         off, entries = "", self.transcript
         if self.scrollback:  # what has scrolled off never comes back (as on a terminal)
             off = self.scroll_off(cols, rows, room)
-            entries = entries[max(0, self.pushed - (self.said - len(entries))):]
+            entries = entries[max(0, self.pushed - (self.said - len(entries))) :]
         body = [ln for t in entries for ln in wrap(t, cols)][-room:] if room else []
         body += [""] * (room - len(body))
         screen = (head + body + bottom)[:rows]
@@ -371,7 +394,7 @@ class KeyReader:
                     self.buf = self.buf[-keep:] if len(self.buf) > keep else self.buf
                     break
                 self.paste += self.buf[:end]
-                self.buf = self.buf[end + len(PASTE_END):]
+                self.buf = self.buf[end + len(PASTE_END) :]
                 self.in_paste = False
                 text = self.paste.decode("utf-8", "replace").replace("\r\n", "\n")
                 events.append(("paste", text.replace("\r", "\n")))
@@ -379,7 +402,7 @@ class KeyReader:
                 continue
             if self.buf.startswith(PASTE_START):
                 self.in_paste = True
-                self.buf = self.buf[len(PASTE_START):]
+                self.buf = self.buf[len(PASTE_START) :]
                 continue
             b = self.buf[0]
             if b == 0x1B:
@@ -396,7 +419,7 @@ class KeyReader:
                             break  # wait for the rest of the paste opener
                         self.buf = b""
                         break
-                    self.buf = self.buf[i + 1:]
+                    self.buf = self.buf[i + 1 :]
                     continue
                 events.append(("key", "esc"))
                 self.buf = self.buf[1:]
@@ -414,8 +437,11 @@ class KeyReader:
             elif b == 0x09 or b >= 0x20:
                 # take a run of printable bytes, whole UTF-8 characters only
                 i = 0
-                while i < len(self.buf) and (self.buf[i] >= 0x20 or self.buf[i] == 0x09) \
-                        and self.buf[i] != 0x7F:
+                while (
+                    i < len(self.buf)
+                    and (self.buf[i] >= 0x20 or self.buf[i] == 0x09)
+                    and self.buf[i] != 0x7F
+                ):
                     i += 1
                 chunk = self.buf[:i]
                 try:
@@ -491,8 +517,7 @@ def run(agent: MockAgent, startup: float, raw_log: str = "") -> int:
             if agent.dirty:
                 os.write(agent.out, agent.render())
     finally:
-        os.write(agent.out, b"\x1b[?2004l\x1b[?25h" + (b"" if agent.scrollback else
-                                                         b"\x1b[?1049l"))
+        os.write(agent.out, b"\x1b[?2004l\x1b[?25h" + (b"" if agent.scrollback else b"\x1b[?1049l"))
         termios.tcsetattr(fd_in, termios.TCSADRAIN, old)
 
 
@@ -506,31 +531,63 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--permission-rate", type=float, default=0.15)
     p.add_argument("--give-up-rate", type=float, default=0.1)
     p.add_argument("--quiet-rate", type=float, default=0.1)
-    p.add_argument("--enter-guard", type=float, default=0.06,
-                   help="an Enter this soon after input is a newline (seconds)")
+    p.add_argument(
+        "--enter-guard",
+        type=float,
+        default=0.06,
+        help="an Enter this soon after input is a newline (seconds)",
+    )
     p.add_argument("--log", default=os.environ.get("SWARM_MOCK_LOG", ""))
-    p.add_argument("--give-up-first", type=int, default=0,
-                   help="this many turns end with giving up before any finishes")
-    p.add_argument("--claims-done", action="store_true",
-                   help="run `swarm done` when a turn on a task ends")
-    p.add_argument("--raw-log", default=os.environ.get("SWARM_MOCK_RAW_LOG", ""),
-                   help="append every byte read from the terminal to this file")
-    p.add_argument("--scrollback", action="store_true",
-                   default=bool(os.environ.get("SWARM_MOCK_SCROLLBACK")),
-                   help="draw on the normal screen: lines that scroll off go to the "
-                   "terminal's scrollback (tmux's history), as Claude Code's do")
-    p.add_argument("--edits", choices=["write", "commit"], default="",
-                   help="each finished turn edits NAME_notes.py in its directory ('commit': "
-                   "and commits it)")
-    p.add_argument("--backlog", type=int, default=0, metavar="N",
-                   help="start with N numbered transcript lines, as a resumed session shows")
+    p.add_argument(
+        "--give-up-first",
+        type=int,
+        default=0,
+        help="this many turns end with giving up before any finishes",
+    )
+    p.add_argument(
+        "--claims-done", action="store_true", help="run `swarm done` when a turn on a task ends"
+    )
+    p.add_argument(
+        "--raw-log",
+        default=os.environ.get("SWARM_MOCK_RAW_LOG", ""),
+        help="append every byte read from the terminal to this file",
+    )
+    p.add_argument(
+        "--scrollback",
+        action="store_true",
+        default=bool(os.environ.get("SWARM_MOCK_SCROLLBACK")),
+        help="draw on the normal screen: lines that scroll off go to the "
+        "terminal's scrollback (tmux's history), as Claude Code's do",
+    )
+    p.add_argument(
+        "--edits",
+        choices=["write", "commit"],
+        default="",
+        help="each finished turn edits NAME_notes.py in its directory ('commit': and commits it)",
+    )
+    p.add_argument(
+        "--backlog",
+        type=int,
+        default=0,
+        metavar="N",
+        help="start with N numbered transcript lines, as a resumed session shows",
+    )
     a = p.parse_args(argv)
     agent = MockAgent(
-        name=a.name, model=a.model, rng=random.Random(a.seed), work_mean=a.work,
-        permission_rate=a.permission_rate, give_up_rate=a.give_up_rate,
-        quiet_rate=a.quiet_rate, enter_guard=a.enter_guard, log_path=a.log,
-        give_up_first=a.give_up_first, claims_done=a.claims_done, scrollback=a.scrollback,
-        edits=a.edits)
+        name=a.name,
+        model=a.model,
+        rng=random.Random(a.seed),
+        work_mean=a.work,
+        permission_rate=a.permission_rate,
+        give_up_rate=a.give_up_rate,
+        quiet_rate=a.quiet_rate,
+        enter_guard=a.enter_guard,
+        log_path=a.log,
+        give_up_first=a.give_up_first,
+        claims_done=a.claims_done,
+        scrollback=a.scrollback,
+        edits=a.edits,
+    )
     for i in range(1, a.backlog + 1):
         agent.say(f"  backlog line {i:05d} of {agent.name}")
     return run(agent, a.startup, a.raw_log)

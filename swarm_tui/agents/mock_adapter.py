@@ -46,10 +46,11 @@ class MockAdapter(Adapter):
         tail = shown[-8:]
         for i, ln in enumerate(tail):
             if ln.startswith("│") and (q := QUESTION.search(ln)):
-                body = [b[1:] for b in tail[i + 1:] if b.startswith("│")]
+                body = [b[1:] for b in tail[i + 1 :] if b.startswith("│")]
                 options, cursor = numbered(body)
-                return Reading(AgentState.NEEDS_PERMISSION, None, q.group(1), context,
-                               options, cursor)
+                return Reading(
+                    AgentState.NEEDS_PERMISSION, None, q.group(1), context, options, cursor
+                )
         box = _box(shown)
         if box is None:
             return Reading(None, None, "", context)

@@ -38,11 +38,15 @@ PLACEHOLDER = re.compile(r'^Ask anything… ".*"$')
 PERMISSION = re.compile(r"△ (Permission required|Always allow)")
 ALWAYS = "Always allow"  # the second question after "Allow always"
 DIALOGS: dict[str, tuple[re.Pattern[str], tuple[Option, ...]]] = {
-    "Permission required": (re.compile(r"Allow once\s+Allow always\s+Reject"),
-                            (("1", "Allow once"), ("2", "Allow always"), ("3", "Reject"))),
+    "Permission required": (
+        re.compile(r"Allow once\s+Allow always\s+Reject"),
+        (("1", "Allow once"), ("2", "Allow always"), ("3", "Reject")),
+    ),
     # its Confirm makes the allowing permanent (until a restart): said, so `y` never picks it
-    ALWAYS: (re.compile(r"\bConfirm\s+Cancel\b"),
-             (("1", "Confirm: allow always"), ("2", "Cancel"))),
+    ALWAYS: (
+        re.compile(r"\bConfirm\s+Cancel\b"),
+        (("1", "Confirm: allow always"), ("2", "Cancel")),
+    ),
 }
 HINT = "select"  # the options' row ends with `⇆ select  enter confirm`
 SGR = re.compile(r"\x1b\[([0-9;:]*)m")
@@ -80,7 +84,7 @@ class OpencodeAdapter(Adapter):
         if not bottoms:
             return self._permission(shown)
         bottom = bottoms[-1]
-        footer = next((ln for ln in shown[bottom + 1:] if ln.strip()), "")
+        footer = next((ln for ln in shown[bottom + 1 :] if ln.strip()), "")
         box = _box(shown, bottom)
         if box is None:
             return Reading(None)
@@ -91,20 +95,24 @@ class OpencodeAdapter(Adapter):
 
     def _permission(self, shown: list[str]) -> Reading:
         tail = shown[-16:]
-        found = next(((i, m) for i, ln in enumerate(tail) if (m := PERMISSION.search(ln))),
-                     None)
+        found = next(((i, m) for i, ln in enumerate(tail) if (m := PERMISSION.search(ln))), None)
         if found is None:
             return Reading(None)
         at, kind = found[0], found[1].group(1)
         choices, options = DIALOGS[kind]
         if not any(choices.search(ln) for ln in tail[at:]):
             return Reading(None)
-        body = [_after_bar(ln) for ln in tail[at + 1:]]
+        body = [_after_bar(ln) for ln in tail[at + 1 :]]
         if kind == ALWAYS:  # "Allow always" asks again: which patterns, until a restart
             patterns = [b[2:].strip() for b in body if b.startswith("- ")]
             said = next((b for b in body if b.strip()), "")
-            return Reading(AgentState.NEEDS_PERMISSION, None,
-                           f"{ALWAYS}: {', '.join(patterns) or said}", None, options)
+            return Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                f"{ALWAYS}: {', '.join(patterns) or said}",
+                None,
+                options,
+            )
         title = next((b.lstrip("# ").strip() for b in body if b.strip()), "")
         command = next((b[2:].strip() for b in body if b.startswith("$ ")), "")
         question = f"{title}: {command}" if title and command else title or command
@@ -130,8 +138,10 @@ class OpencodeAdapter(Adapter):
         """The options sit in a row: left and right move the selection (they wrap), Enter
         picks it. Only the colours say which is selected (see `with_colours`)."""
         if reading.cursor is None:
-            raise CannotAnswer("opencode: which option is selected cannot be told from its "
-                               "screen; attach to answer it")
+            raise CannotAnswer(
+                "opencode: which option is selected cannot be told from its "
+                "screen; attach to answer it"
+            )
         return arrows(reading.cursor, index, down="Right", up="Left")
 
 
@@ -141,7 +151,7 @@ def _backgrounds(line: str, labels: list[str]) -> list[str] | None:
     found: list[str] = []
     background, at = "", 0
     for m in SGR.finditer(line + "\x1b[m"):
-        text = line[at:m.start()]
+        text = line[at : m.start()]
         while len(found) < len(labels) and labels[len(found)] in text:
             text = text.split(labels[len(found)], 1)[1]
             found.append(background)
@@ -151,7 +161,7 @@ def _backgrounds(line: str, labels: list[str]) -> list[str] | None:
             if p in ("", "0", "49"):
                 background = ""
             elif p == "48":
-                background = ";".join(params[i:i + (3 if params[i + 1:i + 2] == ["5"] else 5)])
+                background = ";".join(params[i : i + (3 if params[i + 1 : i + 2] == ["5"] else 5)])
             elif p.isdigit() and (40 <= int(p) <= 47 or 100 <= int(p) <= 107):
                 background = p
     return found if len(found) == len(labels) else None
@@ -177,13 +187,13 @@ def _box(shown: list[str], bottom: int) -> tuple[str, int] | None:
         return None
     column = shown[bottom].index("╹")
     model_line = shown[bottom - 1]
-    if model_line.find(BAR) != column or not model_line[column + 1:].strip():
+    if model_line.find(BAR) != column or not model_line[column + 1 :].strip():
         return None
     bar: list[str] = []
-    for ln in reversed(shown[:bottom - 1]):
+    for ln in reversed(shown[: bottom - 1]):
         if ln.find(BAR) != column or ln[:column].strip():
             break
-        bar.append(ln[column + 1:])
+        bar.append(ln[column + 1 :])
     bar.reverse()
     if len(bar) < 3:
         return None

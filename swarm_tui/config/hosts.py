@@ -27,13 +27,16 @@ class SlurmSpec(BaseModel):
     partition: str = Field("", description="Partition to submit the holder job to.")
     nodes: int = Field(0, ge=0, le=1024, description="Nodes to ask for.")
     gpus_per_node: int = Field(0, ge=0, le=64, description="GPUs to ask for on each node.")
-    time: str = Field("", description="Time limit, as sbatch takes it: \"24:00:00\".")
+    time: str = Field("", description='Time limit, as sbatch takes it: "24:00:00".')
     account: str = Field("", description="Account to charge.")
     qos: str = Field("", description="Quality of service.")
     sbatch: list[str] = Field(default_factory=list, description="More sbatch options.")
-    handoff_before: str = Field("15m", description="This long before the job's time limit, "
-                                "every agent on its nodes is asked for a handoff note, so "
-                                "the next allocation can go on with the work.")
+    handoff_before: str = Field(
+        "15m",
+        description="This long before the job's time limit, "
+        "every agent on its nodes is asked for a handoff note, so "
+        "the next allocation can go on with the work.",
+    )
 
     @field_validator("handoff_before")
     @classmethod
@@ -51,8 +54,9 @@ class SlurmSpec(BaseModel):
     @model_validator(mode="after")
     def _one_source(self) -> SlurmSpec:
         if self.job is not None and self.nodes:
-            raise ValueError("either job (one you hold) or nodes (an allocation to ask "
-                             "for), not both")
+            raise ValueError(
+                "either job (one you hold) or nodes (an allocation to ask for), not both"
+            )
         if self.job is None and not self.nodes:
             raise ValueError("set job = ID (a job you hold) or nodes = N (to ask for them)")
         return self
@@ -65,18 +69,25 @@ class HostSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     ssh: str = Field(
-        "", description="SSH destination: an alias of ~/.ssh/config, host, user@host or "
+        "",
+        description="SSH destination: an alias of ~/.ssh/config, host, user@host or "
         "user@host:port. In a range entry such as [hosts.\"node[01-16]\"], '{}' stands for "
-        "the number; in a slurm entry, for the node's name (the default: the name itself).")
+        "the number; in a slurm entry, for the node's name (the default: the name itself).",
+    )
     gpus: int = Field(0, ge=0, le=64, description="GPUs on the node (for pinning agents).")
     python: str = Field("python3", description="Python 3 on the node, for the swarm client.")
     tmux: str = Field("tmux", description="tmux on the node.")
-    slurm: SlurmSpec | None = Field(None, description="Nodes from a Slurm job: "
-                                    "{ job = ID } or { partition, nodes, gpus_per_node, "
-                                    "time, account }.")
+    slurm: SlurmSpec | None = Field(
+        None,
+        description="Nodes from a Slurm job: "
+        "{ job = ID } or { partition, nodes, gpus_per_node, "
+        "time, account }.",
+    )
     transport: Literal["ssh", "srun"] = Field(
-        "ssh", description="How swarm reaches the node: 'ssh', or 'srun' (a slurm entry's "
-        "nodes, through `srun --overlap` into the job: no SSH to compute nodes).")
+        "ssh",
+        description="How swarm reaches the node: 'ssh', or 'srun' (a slurm entry's "
+        "nodes, through `srun --overlap` into the job: no SSH to compute nodes).",
+    )
     # set by swarm for the nodes of a Slurm job (hosts/slurm.py), not written in layouts:
     # what holds the node ("Slurm job 123"), when that ends and when to ask for handoffs
     lease: str = Field("", description="(set by swarm) what holds the node.")
@@ -94,11 +105,14 @@ class HostSpec(BaseModel):
     @model_validator(mode="after")
     def _reachable(self) -> HostSpec:
         if not self.ssh and self.slurm is None and not self.job:
-            raise ValueError("set ssh (an SSH destination such as gpu-node-03) or slurm "
-                             "(nodes of a Slurm job)")
+            raise ValueError(
+                "set ssh (an SSH destination such as gpu-node-03) or slurm (nodes of a Slurm job)"
+            )
         if self.transport == "srun" and self.slurm is None and not self.job:
-            raise ValueError("transport = \"srun\" reaches the nodes of a Slurm job: add "
-                             "slurm = { job = ID } or slurm = { nodes = N, ... }")
+            raise ValueError(
+                'transport = "srun" reaches the nodes of a Slurm job: add '
+                "slurm = { job = ID } or slurm = { nodes = N, ... }"
+            )
         return self
 
 

@@ -28,7 +28,8 @@ from swarm_tui.config.work import ReminderSpec, TaskSpec
 from swarm_tui.errors import ConfigError
 
 CliName = Literal[
-    "mock", "generic", "claude", "codex", "cursor", "gemini", "aider", "opencode", "copilot"]
+    "mock", "generic", "claude", "codex", "cursor", "gemini", "aider", "opencode", "copilot"
+]
 AGENT_NAME = re.compile(r"^[^\W\d_][\w.-]{0,31}$")
 ROLE_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 
@@ -40,20 +41,30 @@ class _Strict(BaseModel):
 # what an agent may do to the fleet or to other agents beyond messaging them; by default an
 # agent changes only its own focus and tasks and cannot stop the fleet
 Permission = Literal["down", "stop", "focus", "tasks", "merge"]
-MAY = ("What this agent may do beyond its own affairs: 'down' (stop the fleet), 'stop' (stop "
-       "the engine, agents keep running), 'focus' (set "
-       "other agents' focus labels), 'tasks' (give other agents tasks, e.g. a planner), "
-       "'merge' (merge agents' worktree branches into their base)")
-WORKTREE = ("Run the agent in a git worktree of its own, on branch swarm/<fleet>/<agent> "
-            "made from `base` in `repo` (on the agent's host)")
+MAY = (
+    "What this agent may do beyond its own affairs: 'down' (stop the fleet), 'stop' (stop "
+    "the engine, agents keep running), 'focus' (set "
+    "other agents' focus labels), 'tasks' (give other agents tasks, e.g. a planner), "
+    "'merge' (merge agents' worktree branches into their base)"
+)
+WORKTREE = (
+    "Run the agent in a git worktree of its own, on branch swarm/<fleet>/<agent> "
+    "made from `base` in `repo` (on the agent's host)"
+)
 REPO = "The git repository its worktree branches from (relative to the layout file)."
 BASE = "The branch (or commit) its worktree starts from; empty: the repo's current branch."
-JUDGE_DIFF = ("Characters of the agent's diff a judge's review prompt carries (the rest is "
-              "left out, and said so); 0: the file list only.")
-HOOKS = ("Let swarm wire the CLI's own hooks / notify to `swarm hook` (Claude Code, Codex): "
-         "exact turn-end signals, and the conversation's id, so a node that reboots resumes it.")
-TALKS_TO = ("Agents (by name) and roles this agent may message with `swarm send`; unset: "
-            "every agent. The human and swarm itself can always message it.")
+JUDGE_DIFF = (
+    "Characters of the agent's diff a judge's review prompt carries (the rest is "
+    "left out, and said so); 0: the file list only."
+)
+HOOKS = (
+    "Let swarm wire the CLI's own hooks / notify to `swarm hook` (Claude Code, Codex): "
+    "exact turn-end signals, and the conversation's id, so a node that reboots resumes it."
+)
+TALKS_TO = (
+    "Agents (by name) and roles this agent may message with `swarm send`; unset: "
+    "every agent. The human and swarm itself can always message it."
+)
 
 
 class AgentDefaults(_Strict):
@@ -64,8 +75,11 @@ class AgentDefaults(_Strict):
     role: str = Field("worker", description="A role name; `swarm send --role` targets it.")
     cwd: str = Field("", description="Working directory (relative to the layout file).")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
-    command: str = Field("", description="Command line for cli='generic' (run by the shell); "
-                         "for other CLIs, the executable's words in place of its usual name.")
+    command: str = Field(
+        "",
+        description="Command line for cli='generic' (run by the shell); "
+        "for other CLIs, the executable's words in place of its usual name.",
+    )
     may: list[Permission] = Field(default_factory=list, description=MAY)
     talks_to: list[str] | None = Field(None, description=TALKS_TO)
     worktree: bool = Field(False, description=WORKTREE)
@@ -95,20 +109,24 @@ class AgentSpec(Changes):
     role: str | None = Field(None, description="Role (defaults.role if unset).")
     focus: str = Field("", description="The agent's one focus label, shown in the sidebar.")
     prompt: str = Field("", description="First message injected once the agent is ready.")
-    command: str = Field("", description="Command line for cli='generic' (run by the shell); "
-                         "for other CLIs, the executable's words in place of its usual name.")
+    command: str = Field(
+        "",
+        description="Command line for cli='generic' (run by the shell); "
+        "for other CLIs, the executable's words in place of its usual name.",
+    )
     args: list[str] = Field(default_factory=list, description="Extra arguments for the CLI.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
     cwd: str | None = Field(None, description="Working directory (defaults.cwd if unset).")
     host: str = Field(LOCAL, description="Which host runs it: 'local' or a key of [hosts].")
     gpus: str = Field("", description="CUDA_VISIBLE_DEVICES for this agent, e.g. '0' or '2,3'.")
-    family: str = Field("", description="Model family (anthropic, openai, google ...); "
-                        "default: the CLI's. A judge of the same family gets a warning.")
-    tasks: list[TaskSpec] = Field(default_factory=list,
-                                  description="The agent's tasks, in order.")
+    family: str = Field(
+        "",
+        description="Model family (anthropic, openai, google ...); "
+        "default: the CLI's. A judge of the same family gets a warning.",
+    )
+    tasks: list[TaskSpec] = Field(default_factory=list, description="The agent's tasks, in order.")
     may: list[Permission] | None = Field(None, description=MAY + " (defaults.may if unset)")
-    talks_to: list[str] | None = Field(None, description=TALKS_TO + " (defaults.talks_to "
-                                       "if unset)")
+    talks_to: list[str] | None = Field(None, description=TALKS_TO + " (defaults.talks_to if unset)")
 
     @field_validator("name")
     @classmethod
@@ -135,7 +153,8 @@ class GroupSpec(Changes):
     per_host: int = Field(ge=1, le=64, description="Agents on each host.")
     names: str | list[str] = Field(
         "mathematicians",
-        description="A name pool ('mathematicians', 'nba') or an explicit list of names.")
+        description="A name pool ('mathematicians', 'nba') or an explicit list of names.",
+    )
     cli: CliName | None = None
     model: str | None = None
     role: str | None = None
@@ -146,8 +165,11 @@ class GroupSpec(Changes):
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
     gpus_per_agent: int = Field(
-        0, ge=0, le=64,
-        description="Pin each agent to this many GPUs (CUDA_VISIBLE_DEVICES); 0: no pinning.")
+        0,
+        ge=0,
+        le=64,
+        description="Pin each agent to this many GPUs (CUDA_VISIBLE_DEVICES); 0: no pinning.",
+    )
 
     @field_validator("names")
     @classmethod
@@ -192,18 +214,24 @@ class Layout(_Strict):
     defaults: AgentDefaults = Field(default_factory=AgentDefaults)  # type: ignore[arg-type]
     hosts: dict[str, HostSpec] = Field(
         default_factory=dict,
-        description="Remote nodes by key; a key may be a range such as \"node[01-16]\".")
+        description='Remote nodes by key; a key may be a range such as "node[01-16]".',
+    )
     agents: list[AgentSpec] = Field(default_factory=list, description="Agents, in tile order.")
-    groups: list[GroupSpec] = Field(default_factory=list,
-                                    description="Groups of agents, after `agents`.")
-    reminders: list[ReminderSpec] = Field(default_factory=list,
-                                          description="Reminder timers.")
-    focus: dict[str, str] = Field(default_factory=dict, description="Focus labels by agent "
-                                  "name, over the agents' own (`swarm save` writes these).")
-    tasks: dict[str, list[TaskSpec]] = Field(default_factory=dict, description="More tasks "
-                                             "by agent name, after the agents' own.")
-    notify: NotifySpec = Field(default_factory=NotifySpec,  # type: ignore[arg-type]
-                               description="Alerts from the engine: a webhook, the desktop.")
+    groups: list[GroupSpec] = Field(
+        default_factory=list, description="Groups of agents, after `agents`."
+    )
+    reminders: list[ReminderSpec] = Field(default_factory=list, description="Reminder timers.")
+    focus: dict[str, str] = Field(
+        default_factory=dict,
+        description="Focus labels by agent name, over the agents' own (`swarm save` writes these).",
+    )
+    tasks: dict[str, list[TaskSpec]] = Field(
+        default_factory=dict, description="More tasks by agent name, after the agents' own."
+    )
+    notify: NotifySpec = Field(
+        default_factory=NotifySpec,  # type: ignore[arg-type]
+        description="Alerts from the engine: a webhook, the desktop.",
+    )
 
     @field_validator("name")
     @classmethod
@@ -222,10 +250,12 @@ class Layout(_Strict):
             except LayoutProblems as exc:
                 problems += exc.problems
             else:
-                problems += [((table, key), f"no agent named {key!r} in this layout")
-                             for table, mapping in (("focus", self.focus),
-                                                    ("tasks", self.tasks))
-                             for key in mapping if key.casefold() not in names]
+                problems += [
+                    ((table, key), f"no agent named {key!r} in this layout")
+                    for table, mapping in (("focus", self.focus), ("tasks", self.tasks))
+                    for key in mapping
+                    if key.casefold() not in names
+                ]
                 problems += self._talks_to_problems(names)
         if problems:
             raise LayoutProblems(problems)
@@ -233,16 +263,26 @@ class Layout(_Strict):
 
     def _talks_to_problems(self, names: set[str]) -> list[Problem]:
         """Every `talks_to` entry names an agent or a role of this layout."""
-        roles = {self.defaults.role, *(a.role for a in self.agents if a.role),
-                 *(g.role for g in self.groups if g.role)}
+        roles = {
+            self.defaults.role,
+            *(a.role for a in self.agents if a.role),
+            *(g.role for g in self.groups if g.role),
+        }
         known = names | {r.casefold() for r in roles}
-        where: list[tuple[Loc, list[str] | None]] = [(("defaults", "talks_to"),
-                                                      self.defaults.talks_to)]
+        where: list[tuple[Loc, list[str] | None]] = [
+            (("defaults", "talks_to"), self.defaults.talks_to)
+        ]
         where += [(("agents", i, "talks_to"), a.talks_to) for i, a in enumerate(self.agents)]
-        return [(loc, f"{entry!r} is neither an agent nor a role of this layout (roles: "
-                 f"{', '.join(sorted(roles))})")
-                for loc, entries in where for entry in entries or ()
-                if entry.casefold() not in known]
+        return [
+            (
+                loc,
+                f"{entry!r} is neither an agent nor a role of this layout (roles: "
+                f"{', '.join(sorted(roles))})",
+            )
+            for loc, entries in where
+            for entry in entries or ()
+            if entry.casefold() not in known
+        ]
 
     def host_table(self) -> dict[str, HostSpec]:
         """Host keys with ranges expanded: `node[01-16]` becomes node01 ... node16."""
@@ -253,8 +293,10 @@ class Layout(_Strict):
             except ValueError as exc:
                 raise ValueError(f"hosts: {exc}") from None
             if spec.slurm is not None and len(expanded) > 1:
-                raise ValueError(f"hosts.{key}: a slurm entry names its nodes itself; give "
-                                 "it a plain key such as \"gpu\"")
+                raise ValueError(
+                    f"hosts.{key}: a slurm entry names its nodes itself; give "
+                    'it a plain key such as "gpu"'
+                )
             for name, number in expanded:
                 if not HOST_NAME.match(name) or name == LOCAL:
                     raise ValueError(f"hosts.{key}: {name!r} is not a usable host key")
@@ -280,13 +322,19 @@ class Layout(_Strict):
                     name = next(names, None)
                     if name is None:
                         what = group.names if isinstance(group.names, str) else "names"
-                        raise LayoutProblems([(
-                            ("groups", g, "names"),
-                            f"{what} has too few names for {len(hosts) * group.per_host} "
-                            "agents; use another pool or list more names")])
+                        raise LayoutProblems(
+                            [
+                                (
+                                    ("groups", g, "names"),
+                                    f"{what} has too few names for {len(hosts) * group.per_host} "
+                                    "agents; use another pool or list more names",
+                                )
+                            ]
+                        )
                     if not AGENT_NAME.match(name):
-                        raise LayoutProblems([(("groups", g, "names"),
-                                               f"{name!r} is not a valid name")])
+                        raise LayoutProblems(
+                            [(("groups", g, "names"), f"{name!r} is not a valid name")]
+                        )
                     taken.add(name.casefold())
                     out.append((name, group, host, per_host.get(host, 0)))
                     per_host[host] = per_host.get(host, 0) + 1
@@ -327,9 +375,13 @@ class Layout(_Strict):
                     command=a.command or d.command,
                     args=tuple(a.args),
                     env=env,
-                    cwd="" if cwd is None else (
+                    cwd=""
+                    if cwd is None
+                    else (
                         (str((base / cwd).resolve()) if cwd else str(base.resolve()))
-                        if local else (cwd or "")),
+                        if local
+                        else (cwd or "")
+                    ),
                     index=i,
                     host=host,
                     gpus=gpus,
@@ -337,10 +389,12 @@ class Layout(_Strict):
                     family=a.family if isinstance(a, AgentSpec) else "",
                     tasks=(tuple(a.tasks) if isinstance(a, AgentSpec) else ())
                     + tuple(self.tasks.get(name, ())),
-                    may=tuple(a.may if isinstance(a, AgentSpec) and a.may is not None
-                              else d.may),
-                    talks_to=_talks_to(a.talks_to if isinstance(a, AgentSpec) and
-                                       a.talks_to is not None else d.talks_to),
+                    may=tuple(a.may if isinstance(a, AgentSpec) and a.may is not None else d.may),
+                    talks_to=_talks_to(
+                        a.talks_to
+                        if isinstance(a, AgentSpec) and a.talks_to is not None
+                        else d.talks_to
+                    ),
                     worktree=worktree,
                     repo=repo,
                     base=a.base if a.base is not None else d.base,
@@ -373,8 +427,13 @@ class LoadedLayout(BaseModel):
 def _where(loc: Loc, data: dict[str, Any]) -> str:
     """A field as a user finds it: an agent by its name, anything else by its path."""
     agents = data.get("agents")
-    if len(loc) >= 2 and loc[0] == "agents" and isinstance(loc[1], int) \
-            and isinstance(agents, list) and loc[1] < len(agents):
+    if (
+        len(loc) >= 2
+        and loc[0] == "agents"
+        and isinstance(loc[1], int)
+        and isinstance(agents, list)
+        and loc[1] < len(agents)
+    ):
         name = _table(agents[loc[1]]).get("name")
         if isinstance(name, str) and name:
             return f"agent {name!r}" + (f": {dotted(loc[2:])}" if loc[2:] else "")
@@ -463,8 +522,10 @@ def resolve_layout(name_or_path: str) -> Path:
     if here.exists():
         return here
     looked = ", ".join(str(d) for d in [Path("."), *layout_dirs()])
-    raise ConfigError(f"no layout named {name_or_path!r} (looked in {looked}; `swarm layouts` "
-                      "lists them, or give a file's path)")
+    raise ConfigError(
+        f"no layout named {name_or_path!r} (looked in {looked}; `swarm layouts` "
+        "lists them, or give a file's path)"
+    )
 
 
 def json_schema() -> str:

@@ -46,13 +46,18 @@ def _inherit(own: dict[str, Any], defaults: dict[str, Any], key: str, empty: obj
     return defaults.get(key, empty) if value is None else value
 
 
-def _worktree_problems(where: Loc, own: dict[str, Any], defaults: dict[str, Any]
-                       ) -> list[Problem]:
+def _worktree_problems(where: Loc, own: dict[str, Any], defaults: dict[str, Any]) -> list[Problem]:
     """`worktree = true` needs the repository it branches from."""
-    if _inherit(own, defaults, "worktree", False) is True \
-            and not _inherit(own, defaults, "repo", ""):
-        return [((*where, "repo"), "worktree = true needs `repo`: the git repository the "
-                 "agent's worktree branches from (here or in [defaults])")]
+    if _inherit(own, defaults, "worktree", False) is True and not _inherit(
+        own, defaults, "repo", ""
+    ):
+        return [
+            (
+                (*where, "repo"),
+                "worktree = true needs `repo`: the git repository the "
+                "agent's worktree branches from (here or in [defaults])",
+            )
+        ]
     return []
 
 
@@ -75,10 +80,15 @@ def cross_problems(data: dict[str, Any]) -> list[Problem]:
             seen.add(name.casefold())
         host = agent.get("host", LOCAL)
         if isinstance(host, str) and host != LOCAL and host not in hosts:
-            problems.append((("agents", i, "host"), f"unknown host {host!r} "
-                             f"(hosts: {', '.join([LOCAL, *sorted(hosts)])})"))
+            problems.append(
+                (
+                    ("agents", i, "host"),
+                    f"unknown host {host!r} (hosts: {', '.join([LOCAL, *sorted(hosts)])})",
+                )
+            )
         if (agent.get("cli") or defaults.get("cli")) == "generic" and not (
-                agent.get("command") or defaults.get("command")):
+            agent.get("command") or defaults.get("command")
+        ):
             problems.append((("agents", i, "command"), "cli 'generic' needs a command to run"))
         problems += _worktree_problems(("agents", i), agent, defaults)
     for g, group in enumerate(groups if isinstance(groups, list) else []):
@@ -91,10 +101,14 @@ def cross_problems(data: dict[str, Any]) -> list[Problem]:
             except ValueError as exc:
                 problems.append((("groups", g, "hosts"), str(exc)))
                 continue
-            problems += [(("groups", g, "hosts"), f"unknown host {n!r}")
-                         for n in names if n != LOCAL and n not in hosts]
+            problems += [
+                (("groups", g, "hosts"), f"unknown host {n!r}")
+                for n in names
+                if n != LOCAL and n not in hosts
+            ]
         if (group.get("cli") or defaults.get("cli")) == "generic" and not (
-                group.get("command") or defaults.get("command")):
+            group.get("command") or defaults.get("command")
+        ):
             problems.append((("groups", g, "command"), "cli 'generic' needs a command to run"))
         problems += _worktree_problems(("groups", g), group, defaults)
     return problems

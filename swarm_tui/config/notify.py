@@ -16,31 +16,49 @@ from swarm_tui.config.work import format_duration, seconds
 Kind = Literal["permission", "verdict", "stall", "exited", "host"]
 KINDS: tuple[Kind, ...] = ("permission", "verdict", "stall", "exited", "host")
 MIN_STALL = 10.0  # seconds: a shorter stall would alert on every pause for thought
-_KIND_HELP = ("permission (an agent waits on a prompt), verdict (the judge ruled on a task), "
-              "stall (an agent with an open task idle, or working with no output, for "
-              "`stall_after`), exited (an agent's CLI ended), host (a node's link went down)")
+_KIND_HELP = (
+    "permission (an agent waits on a prompt), verdict (the judge ruled on a task), "
+    "stall (an agent with an open task idle, or working with no output, for "
+    "`stall_after`), exited (an agent's CLI ended), host (a node's link went down)"
+)
 
 
 class NotifySpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    webhook: str = Field("", description="URL that gets a JSON POST per alert ({\"text\", "
-                         "\"message\", \"title\", \"fleet\", \"kind\", \"subject\"}: "
-                         "Slack- and ntfy-style receivers take it); empty: none.")
-    desktop: bool = Field(True, description="`notify-send` on the engine's machine, where "
-                          "it is installed and a desktop session is there.")
-    kinds: list[Kind] = Field(default_factory=lambda: list(KINDS),
-                              description="What the engine sends (webhook, notify-send): "
-                              + _KIND_HELP + ".")
-    bell: list[Kind] = Field(default_factory=lambda: list(KINDS),
-                             description="What rings in the view (the terminal's bell and an "
-                             "OSC 9 / OSC 777 desktop notification): the same kinds.")
-    every: float = Field(60.0, ge=1, description="Seconds: at most one alert per agent (or "
-                         "host) and kind in this window; what else came in it is said in one "
-                         "alert at the window's end (\"3 more: …\").")
-    stall_after: str = Field("20m", description="An agent with an open task stalls when it "
-                             "has been idle this long, or working this long with no new "
-                             "output (a unit: s, m, h; at least 10s).")
+    webhook: str = Field(
+        "",
+        description='URL that gets a JSON POST per alert ({"text", '
+        '"message", "title", "fleet", "kind", "subject"}: '
+        "Slack- and ntfy-style receivers take it); empty: none.",
+    )
+    desktop: bool = Field(
+        True,
+        description="`notify-send` on the engine's machine, where "
+        "it is installed and a desktop session is there.",
+    )
+    kinds: list[Kind] = Field(
+        default_factory=lambda: list(KINDS),
+        description="What the engine sends (webhook, notify-send): " + _KIND_HELP + ".",
+    )
+    bell: list[Kind] = Field(
+        default_factory=lambda: list(KINDS),
+        description="What rings in the view (the terminal's bell and an "
+        "OSC 9 / OSC 777 desktop notification): the same kinds.",
+    )
+    every: float = Field(
+        60.0,
+        ge=1,
+        description="Seconds: at most one alert per agent (or "
+        "host) and kind in this window; what else came in it is said in one "
+        'alert at the window\'s end ("3 more: …").',
+    )
+    stall_after: str = Field(
+        "20m",
+        description="An agent with an open task stalls when it "
+        "has been idle this long, or working this long with no new "
+        "output (a unit: s, m, h; at least 10s).",
+    )
 
     @field_validator("webhook")
     @classmethod
@@ -65,8 +83,9 @@ def headline(spec: str) -> str:
     return next((ln.strip() for ln in spec.splitlines() if ln.strip()), "")[:100]
 
 
-def stall_reason(state: str, idle_for: float, silent_for: float, spec: str | None,
-                 after: float) -> str:
+def stall_reason(
+    state: str, idle_for: float, silent_for: float, spec: str | None, after: float
+) -> str:
     """Why an agent counts as stalled ("" when it does not): it has an open task (`spec`)
     and has been idle for `after` seconds, or working with no new output for that long.
     Waiting on a prompt, exited or unreachable agents have alerts of their own."""
@@ -84,8 +103,9 @@ def stall_text(agent: str, reason: str) -> str:
     return f"{agent} stalled: {reason}"
 
 
-def verdict_text(agent: str, task: int, spec: str, verdict: str, judge: str,
-                 reasons: str = "") -> str:
+def verdict_text(
+    agent: str, task: int, spec: str, verdict: str, judge: str, reasons: str = ""
+) -> str:
     """What an alert says of a verdict: whose task, which, what the judge said and why."""
     what = {"complete": "is complete", "incomplete": "is incomplete"}.get(verdict)
     said = f"{what} ({judge})" if what else f"got no verdict from {judge}"

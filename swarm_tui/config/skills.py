@@ -38,15 +38,21 @@ class Skill:
         parameter that is not given raises ConfigError."""
         missing = [k for k, v in self.params.items() if v is None and k not in values]
         if missing:
-            raise ConfigError(f"skill {self.name}: missing parameter {missing[0]!r} (give "
-                              f"{missing[0]}=VALUE)")
+            raise ConfigError(
+                f"skill {self.name}: missing parameter {missing[0]!r} (give {missing[0]}=VALUE)"
+            )
         known = {**{k: v for k, v in self.params.items() if v is not None}, **values}
         return VAR.sub(lambda m: known.get(m.group(1), m.group(0)), self.body).strip()
 
     def summary(self) -> dict[str, object]:
-        return {"name": self.name, "description": self.description, "when": self.when,
-                "params": self.params, "path": str(self.path),
-                "preview": "\n".join(self.body.strip().splitlines()[:6])}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "when": self.when,
+            "params": self.params,
+            "path": str(self.path),
+            "preview": "\n".join(self.body.strip().splitlines()[:6]),
+        }
 
 
 def parse_skill(path: Path, text: str) -> Skill:
@@ -75,8 +81,10 @@ def parse_skill(path: Path, text: str) -> Skill:
     for item in filter(None, (p.strip() for p in meta.get("params", "").split(","))):
         key, eq, default = item.partition("=")
         if not re.match(r"^[a-z_][a-z0-9_]*$", key.strip()):
-            raise ConfigError(f"{path}: params: {key.strip()!r} is not a parameter name "
-                              "(write name=default, or name for a required one)")
+            raise ConfigError(
+                f"{path}: params: {key.strip()!r} is not a parameter name "
+                "(write name=default, or name for a required one)"
+            )
         params[key.strip()] = default.strip() if eq else None
     return Skill(name, meta["description"], body, path, meta.get("when", ""), params)
 

@@ -50,7 +50,7 @@ def line_numbers(text: str) -> dict[Loc, int]:
             index.setdefault(table, n)
         elif assign:
             index.setdefault(table + tuple(_key_parts(assign.group(1))), n)
-            rest = line[assign.end():]
+            rest = line[assign.end() :]
             for quote in ('"""', "'''"):
                 if rest.count(quote) % 2:
                     multiline = quote

@@ -35,8 +35,12 @@ def dumps(data: dict[str, Any], header: str = "") -> str:
             tables[k] = v  # e.g. hosts: one table per host
         elif isinstance(v, dict) and k in ("defaults",):
             tables[k] = {"": v}
-        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v) \
-                and k in ("agents", "groups", "reminders"):
+        elif (
+            isinstance(v, list)
+            and v
+            and all(isinstance(x, dict) for x in v)
+            and k in ("agents", "groups", "reminders")
+        ):
             arrays[k] = v
         else:
             out.append(f"{key(k)} = {value(v)}")

@@ -20,15 +20,15 @@ def seconds(text: str, minimum: float = 0.0) -> float:
     minutes?), and so is anything shorter than `minimum` seconds."""
     t = text.strip()
     if NUMBER.match(t):
-        raise ValueError(f"{text!r} has no unit: write \"{t}m\" for minutes or \"{t}s\" for "
-                         "seconds (units: s, m, h)")
+        raise ValueError(
+            f'{text!r} has no unit: write "{t}m" for minutes or "{t}s" for seconds (units: s, m, h)'
+        )
     if not DURATION.match(t):
         raise ValueError(f"{text!r} is not a duration such as 45s, 30m, 2h (units: s, m, h)")
     size = dict(UNITS)
     value = sum(float(n) * size[u] for n, u in PART.findall(t))
     if value < minimum:
-        raise ValueError(f"{text!r} is too short: at least {minimum:g}s (e.g. \"30s\", "
-                         "\"10m\")")
+        raise ValueError(f'{text!r} is too short: at least {minimum:g}s (e.g. "30s", "10m")')
     return value
 
 
@@ -58,21 +58,34 @@ class TaskSpec(_Strict):
 
     spec: str = Field("", description="What done means, in words.")
     spec_file: str = Field("", description="A file holding the spec (relative to the layout).")
-    verify: str = Field("", description="A command run in the agent's directory on its host; "
-                        "non-zero exit means not done (tests, a build, a metric threshold).")
+    verify: str = Field(
+        "",
+        description="A command run in the agent's directory on its host; "
+        "non-zero exit means not done (tests, a build, a metric threshold).",
+    )
     verify_timeout: float = Field(600, gt=0, description="Seconds the verify command may run.")
-    judge: str = Field("", description="The judge agent's name (default: the fleet's first "
-                       "agent with role 'judge').")
-    judge_command: str = Field("", description="A headless judge instead: a command that "
-                               "reads the review prompt on stdin, e.g. 'claude -p'.")
+    judge: str = Field(
+        "",
+        description="The judge agent's name (default: the fleet's first agent with role 'judge').",
+    )
+    judge_command: str = Field(
+        "",
+        description="A headless judge instead: a command that "
+        "reads the review prompt on stdin, e.g. 'claude -p'.",
+    )
     max_rounds: int = Field(5, ge=1, le=100, description="Reviews before a human is asked.")
     max_minutes: float = Field(240, gt=0, description="Wall time before a human is asked.")
-    review_on_idle: bool = Field(True, description="Review when a turn ends with the task "
-                                 "open, not only on `swarm done`.")
-    journal_id: int = Field(0, ge=0, description="Written by `swarm save`: the task's id in "
-                            "the fleet's journal. Loading the layout again for a fleet whose "
-                            "journal still holds this task (same agent, same spec) does not "
-                            "add it twice.")
+    review_on_idle: bool = Field(
+        True, description="Review when a turn ends with the task open, not only on `swarm done`."
+    )
+    journal_id: int = Field(
+        0,
+        ge=0,
+        description="Written by `swarm save`: the task's id in "
+        "the fleet's journal. Loading the layout again for a fleet whose "
+        "journal still holds this task (same agent, same spec) does not "
+        "add it twice.",
+    )
 
     @model_validator(mode="after")
     def _has_spec(self) -> TaskSpec:
@@ -85,16 +98,20 @@ class ReminderSpec(_Strict):
     """A timer that types a reminder into agents when their input is ready."""
 
     to: str = Field("all", description="An agent's name, 'role:NAME' or 'all'.")
-    every: str = Field("", description="Period with a unit (s, m, h), at least 10s, "
-                       "e.g. '30m'.")
-    idle: str = Field("", description="Fire when the agent has been idle this long (a unit, "
-                      "at least 10s), e.g. '10m' (the stall watchdog).")
+    every: str = Field("", description="Period with a unit (s, m, h), at least 10s, e.g. '30m'.")
+    idle: str = Field(
+        "",
+        description="Fire when the agent has been idle this long (a unit, "
+        "at least 10s), e.g. '10m' (the stall watchdog).",
+    )
     at: str = Field("", description="Time of day, 'HH:MM', local time.")
     text: str = Field("", description="Literal text; {agent}, {focus}, {task} are filled in.")
     skill: str = Field("", description="A skill's name (skills/NAME.md) instead of text.")
     action: Literal["message", "fresh"] = Field(
-        "message", description="'fresh': a scheduled fresh start (handoff note, new "
-        "conversation, re-inject) instead of a message.")
+        "message",
+        description="'fresh': a scheduled fresh start (handoff note, new "
+        "conversation, re-inject) instead of a message.",
+    )
 
     @field_validator("every", "idle")
     @classmethod

@@ -73,7 +73,7 @@ class Agent:
         inside = self.workdir.rstrip("/") + "/" + self.repo_prefix
         repo = spec.repo.rstrip("/")
         if spec.cwd and repo and (spec.cwd == repo or spec.cwd.startswith(repo + "/")):
-            return (inside + spec.cwd[len(repo) + 1:]).rstrip("/")
+            return (inside + spec.cwd[len(repo) + 1 :]).rstrip("/")
         return self.workdir
 
     @property
@@ -88,8 +88,10 @@ class Agent:
     def redraws(self, now: float) -> bool:
         """Whether output at `now` (monotonic) is the CLI redrawing for a window swarm just
         resized: its screen is read again, but it is not counted as the agent's output."""
-        return now - self.resized_at < REDRAW_GRACE and \
-            self.tracker.state not in (AgentState.WORKING, AgentState.STARTING)
+        return now - self.resized_at < REDRAW_GRACE and self.tracker.state not in (
+            AgentState.WORKING,
+            AgentState.STARTING,
+        )
 
     def plain_screen(self) -> list[str]:
         return [plain(line) for line in self.screen]

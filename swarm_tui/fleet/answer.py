@@ -143,8 +143,11 @@ class Answers:
                         f"({done}); the rest was not typed"
                     )
                 if key == "Enter" and before.cursor is not None and now.cursor != index:
-                    at = "nowhere it can read" if now.cursor is None else \
-                        f"{now.options[now.cursor][0]}. {now.options[now.cursor][1]}"
+                    at = (
+                        "nowhere it can read"
+                        if now.cursor is None
+                        else f"{now.options[now.cursor][0]}. {now.options[now.cursor][1]}"
+                    )
                     raise NotAnswered(
                         f"{name}: its selection is on {at}, not on "
                         f"{before.options[index][0]}. {before.options[index][1]} ({done}); "
@@ -185,14 +188,12 @@ class Answers:
             return Reading(None)
         return agent.adapter.with_colours(agent.screen, agent.adapter.read(lines))
 
-    async def _selected(self, agent: Agent, before: Reading, index: int, now: Reading
-                        ) -> Reading:
+    async def _selected(self, agent: Agent, before: Reading, index: int, now: Reading) -> Reading:
         """The first reading, from `now` on, with the selection mark on option `index` (a
         CLI redraws an arrow's move in its own time), or with the dialog gone or changed;
         the last one read at CURSOR_WAIT."""
         deadline = time.monotonic() + CURSOR_WAIT
-        while now.cursor != index and same_dialog(now, before) \
-                and time.monotonic() < deadline:
+        while now.cursor != index and same_dialog(now, before) and time.monotonic() < deadline:
             await asyncio.sleep(POLL)
             now = await self._read(agent)
         return now

@@ -25,11 +25,15 @@ from swarm_tui.fleet.store import SENDING, UNCERTAIN, Message, Store
 from swarm_tui.hosts.base import Host
 
 WHY = "its tmux server was gone: a reboot, the OOM killer or a killed tmux"
-RESUMED = ("swarm: your CLI was started again{where} ({why}) and resumed this conversation; "
-           "whatever ran in its shell then is gone.\nYour focus: {focus}\n{task}")
-ANEW = ("Fresh start: your CLI was started again{where} ({why}) and could not resume its "
-        "conversation; you continue an earlier session's work.\nYour focus: {focus}\n{task}"
-        "{note}")
+RESUMED = (
+    "swarm: your CLI was started again{where} ({why}) and resumed this conversation; "
+    "whatever ran in its shell then is gone.\nYour focus: {focus}\n{task}"
+)
+ANEW = (
+    "Fresh start: your CLI was started again{where} ({why}) and could not resume its "
+    "conversation; you continue an earlier session's work.\nYour focus: {focus}\n{task}"
+    "{note}"
+)
 
 
 class ComebackHost(Protocol):
@@ -58,8 +62,9 @@ async def last_note(host: Host, agent: Agent) -> str:
     if not state:
         return ""
     try:
-        rc, out = await host.shell(f"cat {shlex.quote(f'{state}/handoff-{agent.name}.md')}",
-                                   timeout=20)
+        rc, out = await host.shell(
+            f"cat {shlex.quote(f'{state}/handoff-{agent.name}.md')}", timeout=20
+        )
     except (SwarmError, OSError, TimeoutError):
         return ""
     return out.strip() if rc == 0 else ""
@@ -72,27 +77,38 @@ async def came_back(fleet: ComebackHost, agents: list[Agent], where: str = "") -
     anew = [a.name for a in agents if not a.resumed]
     parts = []
     if resumed:
-        parts.append(f"{', '.join(resumed)} resumed {'its' if len(resumed) == 1 else 'their'}"
-                     " conversation")
+        parts.append(
+            f"{', '.join(resumed)} resumed {'its' if len(resumed) == 1 else 'their'} conversation"
+        )
     if anew:
-        parts.append(f"{', '.join(anew)} started anew (the CLI cannot resume, or no "
-                     "conversation of it was recorded)")
-    fleet.notice(f"{len(agents)} agent{'s' * (len(agents) != 1)} started again{where} ({WHY})"
-                 f": {'; '.join(parts)}; each is told its focus and open task before anything "
-                 "queued for it")
+        parts.append(
+            f"{', '.join(anew)} started anew (the CLI cannot resume, or no "
+            "conversation of it was recorded)"
+        )
+    fleet.notice(
+        f"{len(agents)} agent{'s' * (len(agents) != 1)} started again{where} ({WHY})"
+        f": {'; '.join(parts)}; each is told its focus and open task before anything "
+        "queued for it"
+    )
     for agent in agents:
         focus = agent.focus or "(none set)"
         task = task_line(fleet.store, agent)
         if agent.resumed:
-            fleet.send_first(agent, RESUMED.format(where=where, why=WHY, focus=focus,
-                                                   task=task))
+            fleet.send_first(agent, RESUMED.format(where=where, why=WHY, focus=focus, task=task))
             continue
         if agent.spec.prompt:
             fleet.send_first(agent, agent.spec.prompt)
         note = await last_note(fleet.host_of(agent), agent)
-        fleet.send_first(agent, ANEW.format(
-            where=where, why=WHY, focus=focus, task=task,
-            note=f"\n\nHandoff note from before:\n{note}" if note else ""))
+        fleet.send_first(
+            agent,
+            ANEW.format(
+                where=where,
+                why=WHY,
+                focus=focus,
+                task=task,
+                note=f"\n\nHandoff note from before:\n{note}" if note else "",
+            ),
+        )
 
 
 def settle_gone(store: Store, listener: FleetListener, agent: Agent, since: float) -> None:
@@ -103,16 +119,24 @@ def settle_gone(store: Store, listener: FleetListener, agent: Agent, since: floa
     reason = "its previous run ended without `swarm down` (tmux died); it was started anew"
     cancelled, uncertain, reset = store.settle_gone(agent.name, since, reason)
     if cancelled or uncertain or reset:
-        caught = (f", {uncertain} caught while being typed (uncertain: they may have "
-                  "reached the old run)") if uncertain else ""
+        caught = (
+            (
+                f", {uncertain} caught while being typed (uncertain: they may have "
+                "reached the old run)"
+            )
+            if uncertain
+            else ""
+        )
         listener.notice(
             f"{agent.name} was started anew ({reason.split(';')[0]}): {cancelled} message"
             f"{'s' * (cancelled != 1)} queued for its old run cancelled{caught}, {reset} "
-            f"open task{'s' * (reset != 1)} back to pending (`swarm messages` lists them)")
+            f"open task{'s' * (reset != 1)} back to pending (`swarm messages` lists them)"
+        )
 
 
-def requeue(store: Store, listener: FleetListener, agent: Agent,
-            enqueue: Callable[[Agent, Message], None]) -> None:
+def requeue(
+    store: Store, listener: FleetListener, agent: Agent, enqueue: Callable[[Agent, Message], None]
+) -> None:
     """Queue the agent's undelivered journal rows; one a stopped swarm was typing becomes
     uncertain (it may have arrived): never typed twice, and said."""
     for message in store.open_messages(agent.name):
@@ -123,7 +147,8 @@ def requeue(store: Store, listener: FleetListener, agent: Agent,
             listener.notice(
                 f"message #{message.id} to {agent.name} is uncertain: swarm stopped while "
                 f"typing it, so it may or may not have reached {agent.name} (look at its "
-                "screen); it is never typed twice")
+                "screen); it is never typed twice"
+            )
             updated = store.message(message.id)
             if updated is not None:
                 listener.message_changed(updated)

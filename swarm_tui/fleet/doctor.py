@@ -16,8 +16,10 @@ from swarm_tui.hosts import slurm
 from swarm_tui.hosts.base import Host
 from swarm_tui.hosts.registry import make_hosts
 
-NVIDIA_COUNT = ("command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi --query-gpu=name "
-                "--format=csv,noheader | wc -l || echo 0")
+NVIDIA_COUNT = (
+    "command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi --query-gpu=name "
+    "--format=csv,noheader | wc -l || echo 0"
+)
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,7 @@ def _probe(program: str, path: str) -> str:
     return f"{look} && echo y || echo n"
 
 
-async def check_host(host: Host, agents: list[ResolvedAgent], fleet: str = ""
-                     ) -> HostReport:
+async def check_host(host: Host, agents: list[ResolvedAgent], fleet: str = "") -> HostReport:
     try:
         await host.connect()  # reachable, host key trusted, tmux present and new enough
         ctx = host.launch_context()
@@ -69,14 +70,16 @@ async def check_host(host: Host, agents: list[ResolvedAgent], fleet: str = ""
         clis = " ".join(f"{p}{'' if ok else ' MISSING'}" for p, ok in found.items())
         line = f"{tmux}; programs: {clis}; GPUs: {gpus}; agents: {len(agents)}"
         if any(a.worktree for a in agents):
-            _, problems = await prepare(host, fleet, [a for a in agents if a.worktree],
-                                        create=False)
+            _, problems = await prepare(
+                host, fleet, [a for a in agents if a.worktree], create=False
+            )
             if problems:
                 return HostReport(host.name, False, f"{line} — " + "; ".join(problems))
             line += f"; worktrees: {sum(a.worktree for a in agents)} ok"
         if missing:
-            return HostReport(host.name, False,
-                              f"{line} — install {', '.join(missing)} on {host.name}")
+            return HostReport(
+                host.name, False, f"{line} — install {', '.join(missing)} on {host.name}"
+            )
         return HostReport(host.name, True, line)
     except SwarmError as exc:
         return HostReport(host.name, False, str(exc).removeprefix(f"{host.name}: "))
@@ -92,8 +95,11 @@ async def doctor(loaded: LoadedLayout) -> list[HostReport]:
     reports = []
     if slurm_keys(loaded.layout):  # its nodes: those of the allocation the last start held
         missing = slurm.missing_line()
-        reports.append(HostReport("slurm", not missing, missing or "sbatch, squeue, scontrol "
-                                  "and scancel found"))
+        reports.append(
+            HostReport(
+                "slurm", not missing, missing or "sbatch, squeue, scontrol and scancel found"
+            )
+        )
         held = slurm.recorded(loaded.fleet)
         for key in slurm_keys(loaded.layout):
             spec = loaded.layout.hosts[key]
@@ -107,6 +113,11 @@ async def doctor(loaded: LoadedLayout) -> list[HostReport]:
         loaded = slurm.resolved(loaded)
     hosts = make_hosts(loaded)
     agents = loaded.agents()
-    return reports + list(await asyncio.gather(*(
-        check_host(h, [a for a in agents if a.host == key], loaded.fleet)
-        for key, h in hosts.items())))
+    return reports + list(
+        await asyncio.gather(
+            *(
+                check_host(h, [a for a in agents if a.host == key], loaded.fleet)
+                for key, h in hosts.items()
+            )
+        )
+    )

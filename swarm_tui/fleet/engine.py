@@ -48,8 +48,14 @@ GPU_INTERVAL = 5.0  # seconds between nvidia-smi readings per host
 class Fleet:
     """A running fleet: start (or re-attach), watch, inject, stop watching."""
 
-    def __init__(self, loaded: LoadedLayout, store: Store, listener: FleetListener | None = None,
-                 hosts: dict[str, Host] | None = None, lease_probe: LeaseProbe | None = None):
+    def __init__(
+        self,
+        loaded: LoadedLayout,
+        store: Store,
+        listener: FleetListener | None = None,
+        hosts: dict[str, Host] | None = None,
+        lease_probe: LeaseProbe | None = None,
+    ):
         self.loaded = loaded
         self.lease_probe = lease_probe  # whether a job holding nodes still runs
         self.lease_probe_every = PROBE_EVERY
@@ -62,15 +68,25 @@ class Fleet:
             if key in table:  # a node held by a lease (a Slurm job): until when
                 node = table[key]
                 link.lease, link.lease_ends, link.handoff_at, link.job = (
-                    node.lease, node.lease_ends, node.handoff_at, node.job)
+                    node.lease,
+                    node.lease_ends,
+                    node.handoff_at,
+                    node.job,
+                )
         self.agents: dict[str, Agent] = {}
         self.senders = Senders(self.agents, store.agent_for_token, self._local_panes)
         self._tasks: set[asyncio.Task[None]] = set()
-        self.screens = ScreenReader(self.agents, self.links, lambda: self.listener,
-                                    self._evaluate)
-        self._injector = Injector(store, self.control_for, self.capture, self._message_queued,
-                                  self.reachable, self._typed, self._obsolete,
-                                  lambda text: self.listener.notice(text))
+        self.screens = ScreenReader(self.agents, self.links, lambda: self.listener, self._evaluate)
+        self._injector = Injector(
+            store,
+            self.control_for,
+            self.capture,
+            self._message_queued,
+            self.reachable,
+            self._typed,
+            self._obsolete,
+            lambda text: self.listener.notice(text),
+        )
         self.ended = asyncio.Event()  # set when the fleet's tmux sessions are gone for good
         self.end_reason = ""
         self._resumed = False  # the journal's open messages are queued (see `send`)
@@ -82,22 +98,34 @@ class Fleet:
         self.reminders = Reminders(self)
         self.sizer = WindowSizer(self.agents, self.links)
         self.host_links = HostLinks(self.links, self, self.screens, self.sizer, self._spawn)
-        self.notifier = Notifier(loaded.fleet, lambda: self.loaded.layout.notify,
-                                 lambda line: self.listener.notice(line))
-        self.stalls = StallWatch(lambda: self.agents.values(), self.store,
-                                 lambda: self.loaded.layout.notify, lambda: self.listener,
-                                 self.notifier.alert)
-        self.worktrees = Worktrees(self.name, lambda agent: self.link_of(agent).host,
-                                   lambda agent: self.listener.agent_changed(agent),
-                                   lambda line: self.listener.notice(line),
-                                   lambda: self.agents.values())
+        self.notifier = Notifier(
+            loaded.fleet, lambda: self.loaded.layout.notify, lambda line: self.listener.notice(line)
+        )
+        self.stalls = StallWatch(
+            lambda: self.agents.values(),
+            self.store,
+            lambda: self.loaded.layout.notify,
+            lambda: self.listener,
+            self.notifier.alert,
+        )
+        self.worktrees = Worktrees(
+            self.name,
+            lambda agent: self.link_of(agent).host,
+            lambda agent: self.listener.agent_changed(agent),
+            lambda line: self.listener.notice(line),
+            lambda: self.agents.values(),
+        )
         now = time.monotonic()
         for spec in loaded.agents():
             adapter = adapter_for(spec.cli)
             self.agents[spec.name] = Agent(
-                spec=spec, adapter=adapter, token=store.token_for(spec.name),
+                spec=spec,
+                adapter=adapter,
+                token=store.token_for(spec.name),
                 focus=store.focus(spec.name) or spec.focus,
-                tracker=StateTracker(adapter, started=now), session=store.session(spec.name))
+                tracker=StateTracker(adapter, started=now),
+                session=store.session(spec.name),
+            )
 
     @property
     def host(self) -> Host:
@@ -130,14 +158,29 @@ class Fleet:
         self._spawn(self._supervised(self.stalls.run, "stall watch"), "stalls")
         self._spawn(self._supervised(self.sizer.run, "window sizes"), "window-sizes")
         for link in self.links.values():
-            self._spawn(self._supervised(partial(watch_gpus, link, GPU_INTERVAL),
-                                         f"GPU readings of {link.name}", may_end=True),
-                        f"gpus-{link.name}")
+            self._spawn(
+                self._supervised(
+                    partial(watch_gpus, link, GPU_INTERVAL),
+                    f"GPU readings of {link.name}",
+                    may_end=True,
+                ),
+                f"gpus-{link.name}",
+            )
         leased = [link for link in self.links.values() if link.lease]
         if leased:  # nodes of a Slurm job: handoffs before its time limit, its end noticed
-            self._spawn(self._supervised(partial(watch_leases, self, leased, self.lease_probe,
-                                                 probe_every=self.lease_probe_every),
-                                         "lease watch"), "leases")
+            self._spawn(
+                self._supervised(
+                    partial(
+                        watch_leases,
+                        self,
+                        leased,
+                        self.lease_probe,
+                        probe_every=self.lease_probe_every,
+                    ),
+                    "lease watch",
+                ),
+                "leases",
+            )
         for agent in self.agents.values():
             self._injector.start(agent)
         self._resume_journal()
@@ -180,8 +223,9 @@ class Fleet:
         if not task.cancelled() and (exc := task.exception()) is not None:
             self.listener.notice(f"{task.get_name()} failed ({exc!r})")
 
-    async def _supervised(self, loop: Callable[[], Awaitable[None]], name: str,
-                          may_end: bool = False) -> None:
+    async def _supervised(
+        self, loop: Callable[[], Awaitable[None]], name: str, may_end: bool = False
+    ) -> None:
         """Run a loop that must never stop: when it fails it is restarted, and said so."""
         await supervised(loop, name, lambda text: self.listener.notice(text), may_end)
 
@@ -249,8 +293,10 @@ class Fleet:
         """Follow edits of the layout file (live reload)."""
         from swarm_tui.fleet.reload import watch_layout
 
-        self._spawn(self._supervised(partial(watch_layout, self, self.loaded.path),
-                                     "the layout's watcher"), "layout-watch")
+        self._spawn(
+            self._supervised(partial(watch_layout, self, self.loaded.path), "the layout's watcher"),
+            "layout-watch",
+        )
 
     def agent_env(self, agent: Agent, host: Host) -> dict[str, str]:
         ctx = host.launch_context()
@@ -279,20 +325,28 @@ class Fleet:
     def _lost_reason(self) -> str:
         caught = self.store.settle_sending("tmux died while it was being typed")
         for message in caught:
-            self.listener.notice(f"message #{message.id} to {message.recipient} is uncertain: "
-                                 "tmux died while it was being typed")
+            self.listener.notice(
+                f"message #{message.id} to {message.recipient} is uncertain: "
+                "tmux died while it was being typed"
+            )
         queued = sum(len(a.waiting) for a in self.agents.values()) - len(caught)
         uncertain = f", {len(caught)} uncertain (caught while being typed)" if caught else ""
-        return (f"fleet {self.name!r} lost its tmux server (killed or crashed, not `swarm "
-                f"down`): its agents are gone; {queued} queued message{'s' * (queued != 1)} "
-                f"not typed{uncertain} (`swarm messages` lists them); `swarm up` starts it "
-                "anew")
+        return (
+            f"fleet {self.name!r} lost its tmux server (killed or crashed, not `swarm "
+            f"down`): its agents are gone; {queued} queued message{'s' * (queued != 1)} "
+            f"not typed{uncertain} (`swarm messages` lists them); `swarm up` starts it "
+            "anew"
+        )
 
-    async def prepare_worktrees(self, link: HostLink, create: bool,
-                                only: Agent | None = None, checked: bool = False) -> None:
+    async def prepare_worktrees(
+        self, link: HostLink, create: bool, only: Agent | None = None, checked: bool = False
+    ) -> None:
         """Check (or make) the worktrees of a host's agents before their windows."""
-        mine = [only] if only is not None else [
-            a for a in self.agents.values() if a.spec.host == link.name]
+        mine = (
+            [only]
+            if only is not None
+            else [a for a in self.agents.values() if a.spec.host == link.name]
+        )
         await self.worktrees.prepare(link.host, mine, create, checked)
 
     def tmux_lost(self) -> None:
@@ -376,8 +430,9 @@ class Fleet:
         if agent.state is AgentState.NEEDS_PERMISSION:
             asks = agent.tracker.reading.question
             agent.asked = (asks, agent.tracker.reading.options)
-            self.notifier.alert("permission", agent.name,
-                                f"{agent.name} needs you" + (f": {asks}" if asks else ""))
+            self.notifier.alert(
+                "permission", agent.name, f"{agent.name} needs you" + (f": {asks}" if asks else "")
+            )
         elif agent.state is AgentState.EXITED:
             self.notifier.alert("exited", agent.name, f"{agent.name} exited")
         if agent.state in (AgentState.IDLE, AgentState.EXITED):
@@ -399,12 +454,20 @@ class Fleet:
         return self.tasks.obsolete(agent, message) or self.reminders.obsolete(agent, message)
 
     # ------------------------------------------------------------------ commands
-    def resolve(self, names: list[str], all_agents: bool = False, role: str | None = None,
-                exclude: str | None = None) -> list[Agent]:
+    def resolve(
+        self,
+        names: list[str],
+        all_agents: bool = False,
+        role: str | None = None,
+        exclude: str | None = None,
+    ) -> list[Agent]:
         """Agents named (case-insensitive), or all, or all with a role; unknown names raise."""
         if all_agents or role:
-            out = [a for a in self.agents.values()
-                   if (all_agents or a.role == role) and a.name != exclude]
+            out = [
+                a
+                for a in self.agents.values()
+                if (all_agents or a.role == role) and a.name != exclude
+            ]
             if not out:
                 what = f"role {role!r}" if role else "this fleet"
                 raise AgentNotFound(f"no agents with {what} (roles: {self.roles()})")
@@ -414,16 +477,16 @@ class Fleet:
         for n in names:
             agent = by_key.get(n.casefold())
             if agent is None:
-                raise AgentNotFound(
-                    f"no agent named {n!r} in fleet {self.name!r} (see `swarm ls`)")
+                raise AgentNotFound(f"no agent named {n!r} in fleet {self.name!r} (see `swarm ls`)")
             out.append(agent)
         return out
 
     def roles(self) -> str:
         return ", ".join(sorted({a.role for a in self.agents.values()}))
 
-    def send(self, names: list[str], text: str, sender: str = HUMAN, task: int = 0
-             ) -> list[Message]:
+    def send(
+        self, names: list[str], text: str, sender: str = HUMAN, task: int = 0
+    ) -> list[Message]:
         """Journal a message for each recipient and queue it; returns the journal rows.
         `task`: the task the message is about (it is dropped if that task is over)."""
         clean = sanitize(text)
@@ -500,8 +563,13 @@ class Fleet:
         self.listener.agent_changed(agent)
         self.screens.wake.set()  # a delivery changes what the state should be: re-evaluate
 
-    async def sender_for(self, token: str | None, pid: int | None,
-                         node: tuple[str, str] | None = None, proven: bool = False) -> str:
+    async def sender_for(
+        self,
+        token: str | None,
+        pid: int | None,
+        node: tuple[str, str] | None = None,
+        proven: bool = False,
+    ) -> str:
         """Who sent a request (see `Senders.sender_for`)."""
         return await self.senders.sender_for(token, pid, node, proven)
 
@@ -517,7 +585,8 @@ class Fleet:
             async with asyncio.timeout(5):  # a link that never answers tells nobody's pane
                 reply = await link.control.run(
                     f"list-panes -s -t ={link.host.session} -F "
-                    + quote("#{pane_pid}|#{@swarm_agent}"))
+                    + quote("#{pane_pid}|#{@swarm_agent}")
+                )
         except (SwarmError, OSError, TimeoutError):
             return None
         return dict(line.split("|", 1) for line in reply.text().splitlines() if "|" in line)

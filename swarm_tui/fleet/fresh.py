@@ -20,14 +20,18 @@ HANDOFF = (  # used when skills/handoff.md is missing
     "You will be restarted with a fresh context in a moment. Write a handoff note for the "
     "agent who continues your work to the file {path}: what you are working on, what is "
     "done, what is left, which files matter, and anything surprising you learned. Be "
-    "concrete. Reply with one line, 'handoff written', when the file is saved.")
-RESUME = ("Fresh start: you continue an earlier session's work.\nYour focus: {focus}\n\n"
-          "Handoff note from before the restart:\n{note}")
+    "concrete. Reply with one line, 'handoff written', when the file is saved."
+)
+RESUME = (
+    "Fresh start: you continue an earlier session's work.\nYour focus: {focus}\n\n"
+    "Handoff note from before the restart:\n{note}"
+)
 TURN_TIMEOUT = 15 * 60  # seconds an agent may take to write its handoff note
 
 
-async def settled(store: Store, agent: Agent, message_id: int, timeout: float,
-                  what: str = "fresh start") -> None:
+async def settled(
+    store: Store, agent: Agent, message_id: int, timeout: float, what: str = "fresh start"
+) -> None:
     """Wait until a message was delivered and the turn it started is over; `what` the
     message is for says what stopped when it was not (a fresh start, a review)."""
     deadline = time.monotonic() + timeout
@@ -36,8 +40,9 @@ async def settled(store: Store, agent: Agent, message_id: int, timeout: float,
         if row is not None and row.status not in OPEN:
             if row.status != "delivered":
                 why = f" ({row.detail})" if row.detail else ""
-                raise SwarmError(f"{agent.name}: {what} stopped: message #{message_id} "
-                                 f"{row.status}{why}")
+                raise SwarmError(
+                    f"{agent.name}: {what} stopped: message #{message_id} {row.status}{why}"
+                )
             if agent.tracker.ready:
                 return
         left = deadline - time.monotonic()
@@ -66,13 +71,17 @@ async def fresh_start(fleet: FreshHost, agent: Agent, handoff: bool = True) -> s
     if handoff:
         path = handoff_path(fleet, agent)
         folder = shlex.quote(path.rsplit("/", 1)[0])
-        rc, out = await host.shell(f"mkdir -p {folder} && chmod 700 {folder} && rm -f "
-                                   f"{shlex.quote(path)}")
+        rc, out = await host.shell(
+            f"mkdir -p {folder} && chmod 700 {folder} && rm -f {shlex.quote(path)}"
+        )
         if rc != 0:
-            raise SwarmError(f"{agent.name}: fresh start stopped: cannot prepare {folder} on "
-                             f"host {host.name}: {out.strip()}")
-        text = skill_text("handoff", {"path": path, "agent": agent.name,
-                                      "focus": agent.focus}, fallback=HANDOFF)
+            raise SwarmError(
+                f"{agent.name}: fresh start stopped: cannot prepare {folder} on "
+                f"host {host.name}: {out.strip()}"
+            )
+        text = skill_text(
+            "handoff", {"path": path, "agent": agent.name, "focus": agent.focus}, fallback=HANDOFF
+        )
         (msg,) = fleet.send([agent.name], text, sender="swarm")
         await settled(fleet.store, agent, msg.id, TURN_TIMEOUT)
         rc, out = await host.shell(f"cat {shlex.quote(path)}")

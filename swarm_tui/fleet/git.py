@@ -55,7 +55,9 @@ class Marked:
 # ---------------------------------------------------------------------------- preparing
 # For each agent: check (and in mode `create`, make) its worktree. One line per agent:
 # SWARM-WT <tab> name <tab> OK|FAIL <tab> path-or-reason <tab> base <tab> how
-PREPARE = PRELUDE + r"""
+PREPARE = (
+    PRELUDE
+    + r"""
 say() { [ "$1" = FAIL ] && failed=1
   printf 'SWARM-WT\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$1" "$2" "${3:-}" "${4:-}" \
   "${prefix:-}"; }
@@ -104,6 +106,7 @@ rename or delete it, or use another fleet name"; return; }
   say OK "$(cd "$wt" && pwd -P)" "$base" "$how"
 }
 """
+)
 
 
 @dataclass(frozen=True)
@@ -122,8 +125,9 @@ def parse_prepared(out: str) -> dict[str, Prepared]:
         parts = line.split("\t")
         if len(parts) >= 4 and parts[0] == "SWARM-WT":
             parts += [""] * (7 - len(parts))
-            found[parts[1]] = Prepared(parts[1], parts[2] == "OK", parts[3], parts[4], parts[5],
-                                       parts[6])
+            found[parts[1]] = Prepared(
+                parts[1], parts[2] == "OK", parts[3], parts[4], parts[5], parts[6]
+            )
     return found
 
 
@@ -133,7 +137,10 @@ def read_script(marked: Marked, wt: str, base: str, patches: bool) -> str:
     untracked files, conflicts with the base, and with `patches` the commits and patches."""
     m = marked.mark
     diff = "g diff --no-color --no-ext-diff -M"
-    script = PRELUDE + assign(wt=wt, base=base) + f"""
+    script = (
+        PRELUDE
+        + assign(wt=wt, base=base)
+        + f"""
 wt=$(home "$wt")
 cd "$wt" 2>/dev/null || {{ echo "no worktree at $wt"; exit 3; }}
 mb=$(g merge-base "$base" HEAD 2>&1) || {{ echo "base $base: $mb"; exit 4; }}
@@ -160,6 +167,7 @@ rc=$?
 {m("conflicts")}cat "$idx.c"; rm -f "$idx.c"
 {m("merge_rc")}printf '%s' "$rc"
 """
+    )
     script += f"""{m("commits")}g log --no-color --format='%h %s' -n 200 "$mb..HEAD"
 """
     if patches:
@@ -169,8 +177,9 @@ rc=$?
     return script + m("end")
 
 
-def parse_numstat(text: str, part: str = "committed", untracked: frozenset[str] = frozenset()
-                  ) -> list[DiffFileView]:
+def parse_numstat(
+    text: str, part: str = "committed", untracked: frozenset[str] = frozenset()
+) -> list[DiffFileView]:
     """`git diff --numstat -z`: `added TAB deleted TAB path NUL`, a rename `added TAB deleted
     TAB NUL old NUL new NUL`, binary files with `-` for both counts."""
     tokens = text.split("\0")
@@ -190,11 +199,17 @@ def parse_numstat(text: str, part: str = "committed", untracked: frozenset[str] 
             old, path = tokens[i], tokens[i + 1]
             i += 2
         binary = added == "-" and deleted == "-"
-        out.append(DiffFileView(
-            path=path, old_path=old, binary=binary,
-            added=0 if binary else _int(added), deleted=0 if binary else _int(deleted),
-            part="committed" if part == "committed" else "uncommitted",
-            untracked=path in untracked))
+        out.append(
+            DiffFileView(
+                path=path,
+                old_path=old,
+                binary=binary,
+                added=0 if binary else _int(added),
+                deleted=0 if binary else _int(deleted),
+                part="committed" if part == "committed" else "uncommitted",
+                untracked=path in untracked,
+            )
+        )
     return out
 
 
@@ -295,7 +310,9 @@ echo "MERGED $(g rev-parse --short "$new") $at"
 # ---------------------------------------------------------------------------- cleaning
 # For each agent after `swarm down --clean`: remove a worktree whose branch is merged into its
 # base and which holds nothing uncommitted; keep (and say why) every other.
-CLEAN = PRELUDE + r"""
+CLEAN = (
+    PRELUDE
+    + r"""
 say() { printf 'SWARM-CLEAN\t%s\t%s\t%s\n' "$name" "$1" "$2"; }
 one() {
   name=$1 repo=$(home "$2") wt=$(home "$3") br=$4 base=$5
@@ -324,9 +341,14 @@ one() {
   fi
 }
 """
+)
 
 
 def parse_clean(out: str) -> list[tuple[str, str, str]]:
     """(agent, REMOVED|KEPT|GONE, detail) per line of the clean script."""
-    return [tuple(line.split("\t")[1:4]) for line in out.splitlines()  # type: ignore[misc]
-            if line.startswith("SWARM-CLEAN\t") and line.count("\t") >= 3]
+    rows = []
+    for line in out.splitlines():
+        if line.startswith("SWARM-CLEAN\t") and line.count("\t") >= 3:
+            _, agent, what, detail = line.split("\t")[:4]
+            rows.append((agent, what, detail))
+    return rows

@@ -28,8 +28,9 @@ class LogListener:
         pass
 
     def message_changed(self, message: Message) -> None:
-        self._line(f"message #{message.id} {message.sender} → {message.recipient}: "
-                   f"{message.status}")
+        self._line(
+            f"message #{message.id} {message.sender} → {message.recipient}: {message.status}"
+        )
 
     def host_changed(self, host: str, connected: bool, detail: str) -> None:
         self._line(f"host {host} {'connected' if connected else 'down: ' + detail}")

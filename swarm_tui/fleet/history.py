@@ -192,8 +192,7 @@ class Readers:
         self.limit = limit
         self._slots = asyncio.Semaphore(limit)
 
-    async def answer(self, fleet: Fleet, req: History | Grep, may_read: MayRead
-                     ) -> dict[str, Any]:
+    async def answer(self, fleet: Fleet, req: History | Grep, may_read: MayRead) -> dict[str, Any]:
         """The socket's answer to a `history` or `grep` request."""
         if self._slots.locked():
             raise SwarmError(
@@ -216,8 +215,7 @@ def _refused(agent: Agent) -> SwarmError:
     )
 
 
-async def history(fleet: Fleet, req: History, may_read: MayRead = lambda _: True
-                  ) -> HistoryView:
+async def history(fleet: Fleet, req: History, may_read: MayRead = lambda _: True) -> HistoryView:
     agent = _agent(fleet, req.agent)
     if not may_read(agent):
         raise _refused(agent)
@@ -327,4 +325,3 @@ def _grep_view(found: dict[str, Any], order: list[str], skipped: list[str]) -> G
         truncated=bool(found["truncated"]),
         skipped=skipped,
     )
-

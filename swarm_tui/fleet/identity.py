@@ -48,7 +48,6 @@ def ancestors(pid: int, proc: Path = PROC) -> list[int]:
     return chain
 
 
-
 class _Agent(Protocol):
     @property
     def name(self) -> str: ...
@@ -61,16 +60,25 @@ class Senders:
     """Who sent a request, from what can be known: the kernel's word (a local peer pid, a
     node relay's finding) beats a token, and a token beats nothing."""
 
-    def __init__(self, agents: Mapping[str, _Agent], agent_for_token: Callable[[str], str | None],
-                 local_panes: Callable[[], Awaitable[dict[str, str] | None]]):
+    def __init__(
+        self,
+        agents: Mapping[str, _Agent],
+        agent_for_token: Callable[[str], str | None],
+        local_panes: Callable[[], Awaitable[dict[str, str] | None]],
+    ):
         self.agents = agents
         self.agent_for_token = agent_for_token
         # pane pid -> agent name on this machine; None while they cannot be listed (the
         # local tmux server's link is down)
         self.local_panes = local_panes
 
-    async def sender_for(self, token: str | None, pid: int | None,
-                         node: tuple[str, str] | None = None, proven: bool = False) -> str:
+    async def sender_for(
+        self,
+        token: str | None,
+        pid: int | None,
+        node: tuple[str, str] | None = None,
+        proven: bool = False,
+    ) -> str:
         """The agent whose pane the local process `pid` descends from (whatever its
         environment says); else its token's agent; else the human. From a node (`node` =
         host, the agent its relay found by the node's kernel): that agent; else its token's
@@ -83,20 +91,26 @@ class Senders:
             if agent is None and token:
                 agent = self.agents.get(self.sender_for_token(token))
             if agent is None or agent.host != host:
-                raise SwarmError(f"a request from node {host} comes from an agent's pane there "
-                                 "(or carries the SWARM_TOKEN of an agent on that node)")
+                raise SwarmError(
+                    f"a request from node {host} comes from an agent's pane there "
+                    "(or carries the SWARM_TOKEN of an agent on that node)"
+                )
             return agent.name
         if pid is None:
             if proven:
-                raise SwarmError("who sent this cannot be told (the kernel did not name the "
-                                 "process): nothing was done")
+                raise SwarmError(
+                    "who sent this cannot be told (the kernel did not name the "
+                    "process): nothing was done"
+                )
             return self.sender_for_token(token)
         panes = await self.local_panes()
         if panes is None:
             if proven:
-                raise SwarmError("who sent this cannot be told: the local tmux server's panes "
-                                 "cannot be listed (its link is down); nothing was done, try "
-                                 "again when it is back")
+                raise SwarmError(
+                    "who sent this cannot be told: the local tmux server's panes "
+                    "cannot be listed (its link is down); nothing was done, try "
+                    "again when it is back"
+                )
             panes = {}
         for ancestor in ancestors(pid):
             name = panes.get(str(ancestor))
@@ -109,6 +123,8 @@ class Senders:
             return HUMAN
         name = self.agent_for_token(token)
         if name is None:
-            raise SwarmError("SWARM_TOKEN is not a token of this fleet: unset it or use the "
-                             "shell of an agent of this fleet")
+            raise SwarmError(
+                "SWARM_TOKEN is not a token of this fleet: unset it or use the "
+                "shell of an agent of this fleet"
+            )
         return name

@@ -116,8 +116,10 @@ class Injector:
             if known[0] is agent and not known[1].done():
                 return
             previous = self._retire(*known)
-        self._tasks[agent.name] = (agent, asyncio.create_task(
-            self._supervise(agent, previous), name=f"inject-{agent.name}"))
+        self._tasks[agent.name] = (
+            agent,
+            asyncio.create_task(self._supervise(agent, previous), name=f"inject-{agent.name}"),
+        )
 
     def forget(self, agent: Agent) -> None:
         """Stop the queue of an agent that left the fleet; what it still holds stays queued
@@ -177,16 +179,20 @@ class Injector:
                 raise
             except Exception as exc:  # noqa: BLE001 - any failure: log it, keep delivering
                 if time.monotonic() - told > NOTICE_EVERY:
-                    self._notice(f"{agent.name}: message queue failed ({exc}); it retries "
-                                 "by itself")
+                    self._notice(
+                        f"{agent.name}: message queue failed ({exc}); it retries by itself"
+                    )
                     told = time.monotonic()
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, RESTART_MAX)
 
     async def _run(self, agent: Agent) -> None:
         while agent not in self._retired:
-            message = ((agent.first.popleft() if agent.first else None)
-                       or self._held.pop(agent.name, None) or await agent.inbox.get())
+            message = (
+                (agent.first.popleft() if agent.first else None)
+                or self._held.pop(agent.name, None)
+                or await agent.inbox.get()
+            )
             if message.id not in agent.waiting:
                 continue  # the inbox's copy of a message typed first
             try:
@@ -213,8 +219,9 @@ class Injector:
                 raise _GoesFirst
             now = self._store.message(message.id)
             if now is not None and now.status == SENDING:  # a failed try was typing it
-                self._store.mark(message.id, UNCERTAIN, "its typing was interrupted; it is "
-                                 "never typed twice")
+                self._store.mark(
+                    message.id, UNCERTAIN, "its typing was interrupted; it is never typed twice"
+                )
                 return self._store.message(message.id) or now
             if now is not None and now.status != QUEUED:
                 return now  # settled meanwhile: the queue of this name before it typed it
@@ -228,8 +235,10 @@ class Injector:
             except DraftStuck as exc:
                 # typing now would submit the draft with our text: wait for the box to clear
                 if not warned:
-                    self._notice(f"{agent.name}: {exc}; message #{message.id} waits (clear "
-                                 f"the box: `swarm attach {agent.name}`)")
+                    self._notice(
+                        f"{agent.name}: {exc}; message #{message.id} waits (clear "
+                        f"the box: `swarm attach {agent.name}`)"
+                    )
                     warned = True
                 await self._wait_changed(agent, DRAFT_RETRY)
                 continue
@@ -290,7 +299,8 @@ class Injector:
         if draft:
             # a stale draft would be submitted with our text: clear it first
             await control.run_all(
-                [f"send-keys -t {agent.pane} {k}" for k in adapter.clear_draft_keys])
+                [f"send-keys -t {agent.pane} {k}" for k in adapter.clear_draft_keys]
+            )
             deadline = time.monotonic() + CLEAR_WAIT  # the CLI redraws in its own time
             while True:
                 before = await self._capture(agent)
@@ -298,28 +308,35 @@ class Injector:
                 if not left:
                     break
                 if time.monotonic() >= deadline:
-                    raise DraftStuck(f"the input box holds a draft that would not clear "
-                                     f"({left[:40]!r})")
+                    raise DraftStuck(
+                        f"the input box holds a draft that would not clear ({left[:40]!r})"
+                    )
                 await asyncio.sleep(0.05)
         return before
 
-    async def _type(self, agent: Agent, control: ControlClient, message: Message,
-                    before: list[str]) -> tuple[str, str]:
+    async def _type(
+        self, agent: Agent, control: ControlClient, message: Message, before: list[str]
+    ) -> tuple[str, str]:
         """Paste the text and Enter, then read back whether the CLI took it."""
         adapter = agent.adapter
         self._store.mark(message.id, SENDING)
         name = f"swarm-{os.getpid()}-{next(_buffer_ids)}"
-        await control.run_all([
-            *buffer_lines(name, adapter.typed_text(as_typed(message))),
-            f"paste-buffer -p -r -d -b {name} -t {agent.pane}",
-        ])
+        await control.run_all(
+            [
+                *buffer_lines(name, adapter.typed_text(as_typed(message))),
+                f"paste-buffer -p -r -d -b {name} -t {agent.pane}",
+            ]
+        )
         # agent TUIs take an Enter that follows fast input as a newline: wait it out
         await asyncio.sleep(adapter.submit_delay)
         await control.run(f"send-keys -t {agent.pane} Enter")
-        if adapter.read(before).draft is not None and \
-                not await self._reacted(agent, before, message.id):
-            return UNCERTAIN, (f"the screen did not change in {REACT_WAIT:.0f} s after the "
-                               f"message was typed (is the CLI running?)")
+        if adapter.read(before).draft is not None and not await self._reacted(
+            agent, before, message.id
+        ):
+            return UNCERTAIN, (
+                f"the screen did not change in {REACT_WAIT:.0f} s after the "
+                f"message was typed (is the CLI running?)"
+            )
         for attempt in range(2):
             # a loaded machine redraws late: the rescue Enter's wait is twice the first
             verdict, after = await self._verify(agent, before, message.text, 1 + attempt)
@@ -348,14 +365,16 @@ class Injector:
             if waited >= REACT_WAIT:
                 return False
             if waited >= REACT_NOTE and not noted:  # `swarm messages` says why it waits
-                self._store.mark(message_id, SENDING, "typed; the CLI has not redrawn since "
-                                 "(is it running?)")
+                self._store.mark(
+                    message_id, SENDING, "typed; the CLI has not redrawn since (is it running?)"
+                )
                 noted = True
             await asyncio.sleep(0.05)
         return True
 
-    async def _verify(self, agent: Agent, before: list[str], text: str,
-                      scale: float) -> tuple[bool | None, list[str]]:
+    async def _verify(
+        self, agent: Agent, before: list[str], text: str, scale: float
+    ) -> tuple[bool | None, list[str]]:
         deadline = time.monotonic() + agent.adapter.verify_timeout * scale
         # None is final only for a CLI whose box this adapter cannot read at all; one whose
         # box it read before typing is between two frames (a redraw, `/new` clearing the

@@ -21,7 +21,8 @@ HANDOFF_TEXT = (  # the `handoff` skill says a restart comes in a moment: not so
     "context. Write a handoff note for the agent who continues your work to the file "
     "{path}: what you are working on, what is done, what is left, which files matter, and "
     "anything surprising you learned. Be concrete. Reply with one line, 'handoff written', "
-    "when the file is saved, then go on with your work.")
+    "when the file is saved, then go on with your work."
+)
 CHECK = 10.0  # seconds between two looks at the clock
 PROBE_EVERY = 30.0  # seconds between two questions to the scheduler about a job
 
@@ -47,15 +48,21 @@ def ask(fleet: FreshHost, link: HostLink, now: float) -> int:
             path = handoff_path(fleet, agent)
         except SwarmError:
             continue  # a host without a state directory has nowhere to keep it
-        text = HANDOFF_TEXT.format(lease=link.lease or "the node's lease",
-                                   left=_left(link.lease_ends - now), path=path)
+        text = HANDOFF_TEXT.format(
+            lease=link.lease or "the node's lease", left=_left(link.lease_ends - now), path=path
+        )
         fleet.send([agent.name], text, sender="swarm")
         asked += 1
     return asked
 
 
-async def watch_leases(fleet: LeaseHost, links: list[HostLink], probe: LeaseProbe | None,
-                       check: float = CHECK, probe_every: float = PROBE_EVERY) -> None:
+async def watch_leases(
+    fleet: LeaseHost,
+    links: list[HostLink],
+    probe: LeaseProbe | None,
+    check: float = CHECK,
+    probe_every: float = PROBE_EVERY,
+) -> None:
     """Handoff notes before each node's lease ends; and, with `probe`, the end of a job
     noticed (preempted, cancelled, out of time): its nodes' agents are lost."""
     probed = 0.0
@@ -63,13 +70,18 @@ async def watch_leases(fleet: LeaseHost, links: list[HostLink], probe: LeaseProb
     while True:  # never returns: a supervised loop that came back would be started again
         now = time.time()
         for link in links:
-            if link.handoff_at and now >= link.handoff_at and not link.ended and \
-                    not fleet.store.lease_asked(link.name, link.lease):
+            if (
+                link.handoff_at
+                and now >= link.handoff_at
+                and not link.ended
+                and not fleet.store.lease_asked(link.name, link.lease)
+            ):
                 fleet.store.mark_lease_asked(link.name, link.lease)  # once, across restarts
                 n = ask(fleet, link, now)
                 fleet.listener.notice(
                     f"{link.name}: {link.lease} ends in {_left(link.lease_ends - now)}: "
-                    f"{n} agent{'s' * (n != 1)} asked for a handoff note")
+                    f"{n} agent{'s' * (n != 1)} asked for a handoff note"
+                )
         if probe is not None and time.monotonic() - probed >= probe_every:
             probed = time.monotonic()
             for job in sorted({link.job for link in links if link.job and not link.ended}):
@@ -78,8 +90,9 @@ async def watch_leases(fleet: LeaseHost, links: list[HostLink], probe: LeaseProb
                 if why == JOB_SUSPENDED:
                     if job not in suspended:
                         suspended.add(job)
-                        fleet.listener.notice(f"Slurm job {job} is suspended until it "
-                                              f"resumes ({', '.join(held)})")
+                        fleet.listener.notice(
+                            f"Slurm job {job} is suspended until it resumes ({', '.join(held)})"
+                        )
                     continue
                 if job in suspended:
                     suspended.discard(job)
@@ -87,9 +100,13 @@ async def watch_leases(fleet: LeaseHost, links: list[HostLink], probe: LeaseProb
                 if why:
                     gone = [link for link in links if link.job == job and not link.ended]
                     for link in gone:
-                        fleet.lease_ended(link, f"{link.lease} {why}: its agents here are "
-                                          "lost; what is queued for them waits for the next "
-                                          "allocation (`swarm up` asks for one)")
-                    fleet.listener.notice(f"Slurm job {job} {why}: "
-                                          f"{', '.join(link.name for link in gone)} lost")
+                        fleet.lease_ended(
+                            link,
+                            f"{link.lease} {why}: its agents here are "
+                            "lost; what is queued for them waits for the next "
+                            "allocation (`swarm up` asks for one)",
+                        )
+                    fleet.listener.notice(
+                        f"Slurm job {job} {why}: {', '.join(link.name for link in gone)} lost"
+                    )
         await asyncio.sleep(check)  # the wall clock and the job, looked at again

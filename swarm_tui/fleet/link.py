@@ -31,8 +31,9 @@ def parse_gpus(text: str) -> list[GpuStat]:
         parts = [p.strip() for p in line.split(",")]
         if len(parts) != 4 or not parts[0].isdigit():
             continue
-        values = [int(p) if p.isdigit() else UNKNOWN if p.startswith("[") else None
-                  for p in parts[1:]]
+        values = [
+            int(p) if p.isdigit() else UNKNOWN if p.startswith("[") else None for p in parts[1:]
+        ]
         if all(v is not None for v in values):
             out.append(GpuStat(int(parts[0]), *(v for v in values if v is not None)))
     return out

@@ -40,18 +40,19 @@ def launch_line(agent: Agent, ctx: LaunchContext, command: str = "") -> str:
     conversation). `swarm` goes first on PATH, so the agent can message the fleet from its
     own shell. Agents do not get $TMUX: with it, `tmux send-keys` would type into another
     agent with no journal row and no sender."""
-    return (f"unset TMUX TMUX_PANE; PATH={shlex.quote(ctx.bin_dir)}:\"$PATH\"; export PATH; "
-            + (command or agent.adapter.launch(agent.spec, ctx)))
+    return f'unset TMUX TMUX_PANE; PATH={shlex.quote(ctx.bin_dir)}:"$PATH"; export PATH; ' + (
+        command or agent.adapter.launch(agent.spec, ctx)
+    )
 
 
-async def list_windows(control: ControlClient, session: str
-                       ) -> dict[str, tuple[str, str, bool]]:
+async def list_windows(control: ControlClient, session: str) -> dict[str, tuple[str, str, bool]]:
     """agent name -> (window, pane, whether its pane is dead), for the session's windows."""
     # '|' separates fields: tmux shows a control client a tab as '_' (seen over SSH),
     # and no agent name, window or pane id contains '|'
     reply = await control.run(
         f"list-windows -t ={session} -F "
-        + quote("#{window_id}|#{pane_id}|#{pane_dead}|#{@swarm_agent}"))
+        + quote("#{window_id}|#{pane_id}|#{pane_dead}|#{@swarm_agent}")
+    )
     found = {}
     for line in reply.text().splitlines():
         parts = line.split("|")
@@ -63,8 +64,14 @@ async def list_windows(control: ControlClient, session: str
 class HostLinks:
     """Brings the fleet's hosts up, follows their events, and reconnects those that drop."""
 
-    def __init__(self, links: dict[str, HostLink], owner: LinkOwner, screens: ScreenReader,
-                 sizer: WindowSizer, spawn: Spawn):
+    def __init__(
+        self,
+        links: dict[str, HostLink],
+        owner: LinkOwner,
+        screens: ScreenReader,
+        sizer: WindowSizer,
+        spawn: Spawn,
+    ):
         self.links = links
         self._owner = owner
         self._screens = screens
@@ -82,21 +89,23 @@ class HostLinks:
         results: list[BaseException | None] = [None] * len(links)
         gated = any(agent.spec.worktree for agent in self._owner.agents.values())
         if gated:
+
             async def reach(link: HostLink) -> None:
                 await link.host.connect()
                 await self._owner.prepare_worktrees(link, create=False)
 
-            reached = await asyncio.gather(*(reach(link) for link in links),
-                                           return_exceptions=True)
+            reached = await asyncio.gather(*(reach(link) for link in links), return_exceptions=True)
             bad = [str(r) for r in reached if isinstance(r, ConfigError)]
             if bad:  # nothing starts: no node keeps a session made for it
-                await asyncio.gather(*(link.host.discard_session() for link in links),
-                                     return_exceptions=True)
+                await asyncio.gather(
+                    *(link.host.discard_session() for link in links), return_exceptions=True
+                )
                 raise ConfigError("\n".join(bad))
             results = [r if isinstance(r, BaseException) else None for r in reached]
         up = [link for link, r in zip(links, results, strict=True) if r is None]
-        done = await asyncio.gather(*(self.bring_up(link, reached=gated) for link in up),
-                                    return_exceptions=True)
+        done = await asyncio.gather(
+            *(self.bring_up(link, reached=gated) for link in up), return_exceptions=True
+        )
         for link, result in zip(up, done, strict=True):
             results[links.index(link)] = result if isinstance(result, BaseException) else None
         for link, result in zip(links, results, strict=True):
@@ -118,12 +127,16 @@ class HostLinks:
         except ConfigError:
             await host.discard_session()  # its agents do not start: no empty session left
             raise
-        await host.ensure_session(str(owner.loaded.path.parent.resolve())
-                                  if link.name == LOCAL else "")
+        await host.ensure_session(
+            str(owner.loaded.path.parent.resolve()) if link.name == LOCAL else ""
+        )
         control = await host.open_control(lambda event: self.on_event(link, event))
-        await control.run_all([
-            f"refresh-client -B {quote(DEAD_SUB + ':%*:#{pane_dead}')}",
-            f"refresh-client -B {quote(ACTIVITY_SUB + ':%*:#{window_activity}')}"])
+        await control.run_all(
+            [
+                f"refresh-client -B {quote(DEAD_SUB + ':%*:#{pane_dead}')}",
+                f"refresh-client -B {quote(ACTIVITY_SUB + ':%*:#{window_activity}')}",
+            ]
+        )
         existing = await list_windows(control, host.session)
         link.by_pane.clear()
         link.control = control
@@ -169,23 +182,27 @@ class HostLinks:
         self._screens.mark(agent)
         return created
 
-    async def _new_windows(self, control: ControlClient, host: Host,
-                           agents: list[Agent]) -> None:
+    async def _new_windows(self, control: ControlClient, host: Host, agents: list[Agent]) -> None:
         """Windows for `agents`, their commands pipelined (a node's windows cost two round
         trips, not two each); each window is named for its agent (`@swarm_agent`) before
         a failure is raised, so a retry finds the ones made."""
         if not agents:
             return
-        replies = await asyncio.gather(*await control.send(
-            [self._window_line(host, agent) for agent in agents]))
+        replies = await asyncio.gather(
+            *await control.send([self._window_line(host, agent) for agent in agents])
+        )
         made = []
         for agent, reply in zip(agents, replies, strict=True):
             if reply.ok:
                 agent.window, agent.pane = reply.text().split()
                 made.append(agent)
         if made:
-            await control.run_all([f"set-option -w -t {agent.window} @swarm_agent "
-                                   f"{quote(agent.spec.name)}" for agent in made])
+            await control.run_all(
+                [
+                    f"set-option -w -t {agent.window} @swarm_agent {quote(agent.spec.name)}"
+                    for agent in made
+                ]
+            )
         failed = next((r for r in replies if not r.ok), None)
         if failed is not None:
             raise TmuxCommandError(f"tmux: {failed.text()} (new window on {host.name})")
@@ -193,15 +210,18 @@ class HostLinks:
     def _window_line(self, host: Host, agent: Agent) -> str:
         spec = agent.spec
         ctx = host.launch_context()
-        env = " ".join(f"-e {quote(f'{k}={v}')}"
-                       for k, v in self._owner.agent_env(agent, host).items())
+        env = " ".join(
+            f"-e {quote(f'{k}={v}')}" for k, v in self._owner.agent_env(agent, host).items()
+        )
         cwd = f"-c {quote(agent.cwd)}" if agent.cwd else ""
         # a new window for an agent whose conversation its hooks reported: resume it
         resume = agent.adapter.resume(spec, ctx, agent.session) if agent.session else ""
         agent.resumed = bool(resume)
         command = launch_line(agent, ctx, resume)
-        return (f"new-window -d -P -F {quote('#{window_id} #{pane_id}')} -t ={host.session}: "
-                f"-n {quote(spec.name)} {cwd} {env} {quote(command)}")
+        return (
+            f"new-window -d -P -F {quote('#{window_id} #{pane_id}')} -t ={host.session}: "
+            f"-n {quote(spec.name)} {cwd} {env} {quote(command)}"
+        )
 
     def on_event(self, link: HostLink, event: Event) -> None:
         """One event of a host's control client: output marks its pane to be read again."""
@@ -235,8 +255,12 @@ class HostLinks:
                     link.by_pane.pop(agent.pane, None)
                     agent.pane = ""
                     screens.wake.set()
-        elif isinstance(event, Exit) and link.connected and link.control is not None \
-                and link.control.closed.is_set():
+        elif (
+            isinstance(event, Exit)
+            and link.connected
+            and link.control is not None
+            and link.control.closed.is_set()
+        ):
             reason = event.reason or "tmux control client exited"
             if self.stopping:
                 link.set_state(False, reason)

@@ -39,8 +39,14 @@ class Alert:
 
 
 class Notifier:
-    def __init__(self, fleet: str, spec: Callable[[], NotifySpec], say: Callable[[str], None],
-                 clock: Callable[[], float] = time.monotonic, backoff: float = BACKOFF):
+    def __init__(
+        self,
+        fleet: str,
+        spec: Callable[[], NotifySpec],
+        say: Callable[[str], None],
+        clock: Callable[[], float] = time.monotonic,
+        backoff: float = BACKOFF,
+    ):
         """`spec`: the layout's `[notify]` as it is now (a live reload may change it)."""
         self.fleet, self._spec, self._say = fleet, spec, say
         self._clock, self._backoff = clock, backoff
@@ -53,8 +59,11 @@ class Notifier:
 
     @property
     def desktop(self) -> bool:
-        return self._spec().desktop and shutil.which("notify-send") is not None and bool(
-            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+        return (
+            self._spec().desktop
+            and shutil.which("notify-send") is not None
+            and bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+        )
 
     def alert(self, kind: Kind, subject: str, text: str) -> None:
         """Queue an alert (coalesced); returns at once, whatever the receivers do."""
@@ -101,10 +110,17 @@ class Notifier:
                 await self._post(url, alert)
 
     async def _post(self, url: str, alert: Alert) -> None:
-        body = json.dumps({
-            "text": f"swarm {self.fleet}: {alert.text}", "message": alert.text,
-            "title": f"swarm {self.fleet}", "fleet": self.fleet, "kind": alert.kind,
-            "subject": alert.subject, "time": alert.at}).encode()
+        body = json.dumps(
+            {
+                "text": f"swarm {self.fleet}: {alert.text}",
+                "message": alert.text,
+                "title": f"swarm {self.fleet}",
+                "fleet": self.fleet,
+                "kind": alert.kind,
+                "subject": alert.subject,
+                "time": alert.at,
+            }
+        ).encode()
         delay = self._backoff
         for attempt in range(1, TRIES + 1):
             try:
@@ -114,8 +130,10 @@ class Notifier:
             except Exception as exc:  # noqa: BLE001 - any failure of a receiver: try again
                 why = str(getattr(exc, "reason", "") or exc) or type(exc).__name__
                 if attempt == TRIES:
-                    self._say(f"notify: the webhook did not take an alert after {TRIES} "
-                              f"tries ({why}); dropped: {alert.text}")  # always said
+                    self._say(
+                        f"notify: the webhook did not take an alert after {TRIES} "
+                        f"tries ({why}); dropped: {alert.text}"
+                    )  # always said
                     return
                 self._tell(f"notify: the webhook failed ({why}); trying again")
                 await asyncio.sleep(delay)
@@ -124,8 +142,12 @@ class Notifier:
     async def _desktop(self, alert: Alert) -> None:
         try:
             proc = await asyncio.create_subprocess_exec(
-                "notify-send", f"swarm {self.fleet}", alert.text,
-                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+                "notify-send",
+                f"swarm {self.fleet}",
+                alert.text,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+            )
             try:
                 await asyncio.wait_for(proc.wait(), 5)
             except TimeoutError:
@@ -142,7 +164,8 @@ class Notifier:
 
 
 def _post(url: str, body: bytes) -> None:
-    request = urllib.request.Request(url, data=body, method="POST",
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url, data=body, method="POST", headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=POST_TIMEOUT) as reply:  # noqa: S310
         reply.read()

@@ -26,11 +26,17 @@ class Roster(Protocol):
     @property
     def loaded(self) -> LoadedLayout: ...
 
-    def resolve(self, names: list[str], all_agents: bool = False, role: str | None = None,
-                exclude: str | None = None) -> list[Agent]: ...
+    def resolve(
+        self,
+        names: list[str],
+        all_agents: bool = False,
+        role: str | None = None,
+        exclude: str | None = None,
+    ) -> list[Agent]: ...
 
-    def send(self, names: list[str], text: str, sender: str = ..., task: int = 0
-             ) -> list[Message]: ...
+    def send(
+        self, names: list[str], text: str, sender: str = ..., task: int = 0
+    ) -> list[Message]: ...
 
 
 class Alerting(Protocol):
@@ -121,8 +127,9 @@ class Reloadable(Protocol):
     @property
     def reminders(self) -> Clocked: ...
 
-    def send(self, names: list[str], text: str, sender: str = ..., task: int = 0
-             ) -> list[Message]: ...
+    def send(
+        self, names: list[str], text: str, sender: str = ..., task: int = 0
+    ) -> list[Message]: ...
 
     def set_focus(self, name: str, label: str, by: str = ...) -> Agent: ...
 
@@ -160,7 +167,8 @@ class LinkOwner(Protocol):
         """The host came back without these agents' windows (its tmux server was gone):
         new ones were made; tell each agent what it needs (fleet/comeback.py)."""
 
-    async def prepare_worktrees(self, link: HostLink, create: bool,
-                                only: Agent | None = None, checked: bool = False) -> None:
+    async def prepare_worktrees(
+        self, link: HostLink, create: bool, only: Agent | None = None, checked: bool = False
+    ) -> None:
         """Check (or make) the worktrees of the host's agents (or of `only`); raises
         ConfigError, one line per problem."""

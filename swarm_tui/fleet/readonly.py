@@ -22,13 +22,18 @@ _KEPT = re.compile(r"\.\d{8}-\d{6}(-\d+)?$")
 
 
 def messages_reply(store: Store, limit: int) -> dict[str, Any]:
-    return {"ok": True, "messages": [asdict(m) for m in store.messages(limit)],
-            "graph": store.talk_graph()}
+    return {
+        "ok": True,
+        "messages": [asdict(m) for m in store.messages(limit)],
+        "graph": store.talk_graph(),
+    }
 
 
 def tasks_reply(store: Store) -> dict[str, Any]:
-    return {"ok": True, "tasks": [{**asdict(t), "verdicts": store.verdicts(t.id)}
-                                  for t in store.tasks()]}
+    return {
+        "ok": True,
+        "tasks": [{**asdict(t), "verdicts": store.verdicts(t.id)} for t in store.tasks()],
+    }
 
 
 def reminders_list(store: Store) -> list[dict[str, Any]]:
@@ -51,17 +56,22 @@ def journal_of(fleet: str | None) -> Path:
     if fleet:
         path = paths.db_path(fleet)
         if not path.exists():
-            raise SwarmError(f"fleet {fleet!r} has no journal in {path.parent} (and no swarm "
-                             "runs it)")
+            raise SwarmError(
+                f"fleet {fleet!r} has no journal in {path.parent} (and no swarm runs it)"
+            )
         return path
     found = sorted(p for p in paths.state_dir().glob("*.sqlite3") if not _KEPT.search(p.stem))
     if not found:
-        raise SwarmError("no swarm is running and no fleet has a journal here (start one: "
-                         "swarm demo, or swarm up LAYOUT)")
+        raise SwarmError(
+            "no swarm is running and no fleet has a journal here (start one: "
+            "swarm demo, or swarm up LAYOUT)"
+        )
     if len(found) > 1:
         names = ", ".join(p.stem for p in found)
-        raise SwarmError(f"no swarm is running; several fleets have journals ({names}): "
-                         "choose one with --fleet NAME")
+        raise SwarmError(
+            f"no swarm is running; several fleets have journals ({names}): "
+            "choose one with --fleet NAME"
+        )
     return found[0]
 
 
@@ -71,8 +81,7 @@ def answer(fleet: str | None, payload: dict[str, Any]) -> dict[str, Any] | None:
     op = payload.get("op")
     if op == "skills":
         return skills_reply(str(payload.get("show", "")))
-    if op not in ("messages", "tasks") and not (op == "remind" and
-                                                 payload.get("action") == "list"):
+    if op not in ("messages", "tasks") and not (op == "remind" and payload.get("action") == "list"):
         return None
     path = journal_of(fleet)
     try:

@@ -35,37 +35,53 @@ async def apply_layout(fleet: Reloadable, new: LoadedLayout) -> list[str]:
     before the first change: an edit that cannot be applied changes nothing."""
     problems = []
     if new.fleet != fleet.name:
-        problems.append(f"name: a running fleet cannot be renamed ({fleet.name!r} -> "
-                        f"{new.fleet!r}); save it under a new name")
+        problems.append(
+            f"name: a running fleet cannot be renamed ({fleet.name!r} -> "
+            f"{new.fleet!r}); save it under a new name"
+        )
     specs = {s.name: s for s in new.agents()}
     if added_hosts := sorted({s.host for s in specs.values()} - set(fleet.links)):
-        problems.append(f"hosts: adding a host ({', '.join(added_hosts)}) needs a restart of "
-                        "swarm (`q`, then `swarm up`); the agents keep running")
+        problems.append(
+            f"hosts: adding a host ({', '.join(added_hosts)}) needs a restart of "
+            "swarm (`q`, then `swarm up`); the agents keep running"
+        )
     for name, spec in specs.items():
         agent = fleet.agents.get(name)
         if agent is not None and agent.spec.host != spec.host:
-            problems.append(f"agents: moving {name} to another host needs a new name (or "
-                            "`swarm down` first)")
-        if agent is not None and any(getattr(agent.spec, f) != getattr(spec, f)
-                                     for f in WORKTREE_FIELDS):
-            problems.append(f"agents: {name}'s worktree, repo or base cannot change while it "
-                            "runs: give it a new name (or `swarm down` first)")
-    problems += await _worktree_problems(fleet, [
-        s for n, s in specs.items() if n not in fleet.agents and s.worktree])
+            problems.append(
+                f"agents: moving {name} to another host needs a new name (or `swarm down` first)"
+            )
+        if agent is not None and any(
+            getattr(agent.spec, f) != getattr(spec, f) for f in WORKTREE_FIELDS
+        ):
+            problems.append(
+                f"agents: {name}'s worktree, repo or base cannot change while it "
+                "runs: give it a new name (or `swarm down` first)"
+            )
+    problems += await _worktree_problems(
+        fleet, [s for n, s in specs.items() if n not in fleet.agents and s.worktree]
+    )
     if problems:
         raise ConfigError("\n".join(f"{new.path}: {p}" for p in problems))
     changes: list[str] = []
     for name in [n for n in fleet.agents if n not in specs]:
         fleet.remove_agent(fleet.agents[name])
-        changes.append(f"{name} left the layout: its window keeps running, detached "
-                       f"(`swarm attach {name}` to see it)")
+        changes.append(
+            f"{name} left the layout: its window keeps running, detached "
+            f"(`swarm attach {name}` to see it)"
+        )
     ordered: dict[str, Agent] = {}
     for name, spec in specs.items():
         known = fleet.agents.get(name)
         if known is None:
             adapter = adapter_for(spec.cli)
-            agent = Agent(spec=spec, adapter=adapter, token=fleet.store.token_for(name),
-                          focus=spec.focus, tracker=StateTracker(adapter, time.monotonic()))
+            agent = Agent(
+                spec=spec,
+                adapter=adapter,
+                token=fleet.store.token_for(name),
+                focus=spec.focus,
+                tracker=StateTracker(adapter, time.monotonic()),
+            )
             ordered[name] = agent
             link = fleet.links[spec.host]
             created = True
@@ -104,8 +120,9 @@ async def _worktree_problems(fleet: Reloadable, added: list[ResolvedAgent]) -> l
     for host in sorted({s.host for s in added}):
         link = fleet.links.get(host)
         if link is not None and link.connected:
-            _, bad = await prepare(link.host, fleet.name, [s for s in added if s.host == host],
-                                   create=False)
+            _, bad = await prepare(
+                link.host, fleet.name, [s for s in added if s.host == host], create=False
+            )
             problems += [f"agents: {line}" for line in bad]
     return problems
 

@@ -33,8 +33,9 @@ TICK = 5.0  # seconds: the longest a due reminder waits for the scheduler
 def next_time_of_day(at: str, now: float) -> float:
     """The next wall-clock time HH:MM (local) after `now`."""
     hour, minute = (int(x) for x in at.split(":"))
-    today = dt.datetime.fromtimestamp(now).replace(hour=hour, minute=minute, second=0,
-                                                   microsecond=0)
+    today = dt.datetime.fromtimestamp(now).replace(
+        hour=hour, minute=minute, second=0, microsecond=0
+    )
     when = today if today.timestamp() > now else today + dt.timedelta(days=1)
     return when.timestamp()
 
@@ -42,13 +43,25 @@ def next_time_of_day(at: str, now: float) -> float:
 def new_reminder(spec: ReminderSpec, now: float) -> NewReminder:
     """A layout's or `swarm remind add`'s reminder as the journal takes it, first due after
     `now`."""
-    kind = ReminderKind.EVERY if spec.every else ReminderKind.IDLE if spec.idle else \
-        ReminderKind.AT
+    kind = ReminderKind.EVERY if spec.every else ReminderKind.IDLE if spec.idle else ReminderKind.AT
     period = seconds(spec.every or spec.idle) if kind != ReminderKind.AT else 0.0
-    due = now + period if kind == ReminderKind.EVERY else next_time_of_day(spec.at, now) \
-        if kind == ReminderKind.AT else 0.0
-    return NewReminder(target=spec.to, kind=kind, period=period, at=spec.at, text=spec.text,
-                       skill=spec.skill, next_due=due, action=ReminderAction(spec.action))
+    due = (
+        now + period
+        if kind == ReminderKind.EVERY
+        else next_time_of_day(spec.at, now)
+        if kind == ReminderKind.AT
+        else 0.0
+    )
+    return NewReminder(
+        target=spec.to,
+        kind=kind,
+        period=period,
+        at=spec.at,
+        text=spec.text,
+        skill=spec.skill,
+        next_due=due,
+        action=ReminderAction(spec.action),
+    )
 
 
 class Reminders:
@@ -160,16 +173,20 @@ class Reminders:
             if r.kind == ReminderKind.IDLE:
                 for agent in agents:
                     since = self._idle_since.get(agent.name)
-                    if since is None or now - since < r.period \
-                            or agent.state is AgentState.UNREACHABLE:
+                    if (
+                        since is None
+                        or now - since < r.period
+                        or agent.state is AgentState.UNREACHABLE
+                    ):
                         continue  # (unreachable: its stretch's reminder waits for it)
                     if self._idle_fired.get((rid, agent.name)) == since:
                         continue  # once per idle stretch
                     self._idle_fired[(rid, agent.name)] = since
                     fired += self._fire(r, [agent])
             elif now >= r.next_due:
-                nxt = now + r.period if r.kind == ReminderKind.EVERY \
-                    else next_time_of_day(r.at, now)
+                nxt = (
+                    now + r.period if r.kind == ReminderKind.EVERY else next_time_of_day(r.at, now)
+                )
                 self.store.update_reminder(rid, next_due=nxt)
                 fired += self._fire(r, agents)
         return fired
@@ -195,10 +212,14 @@ class Reminders:
             if waiting:
                 continue  # the last one has not been typed yet: collapse
             task = self.fleet.tasks.current(agent.name)
-            values = {"agent": agent.name, "focus": agent.focus or "(none)",
-                      "task": task.spec.splitlines()[0] if task else agent.focus}
-            text = skill_text(r.skill, values) if r.skill else \
-                skill_text("", values, fallback=r.text)
+            values = {
+                "agent": agent.name,
+                "focus": agent.focus or "(none)",
+                "task": task.spec.splitlines()[0] if task else agent.focus,
+            }
+            text = (
+                skill_text(r.skill, values) if r.skill else skill_text("", values, fallback=r.text)
+            )
             self.fleet.send([agent.name], text, sender=sender, task=task.id if task else 0)
             out.append((rid, agent.name))
         return out

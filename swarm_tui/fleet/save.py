@@ -23,8 +23,13 @@ if TYPE_CHECKING:
 
 
 def _duration(seconds: float) -> str:
-    return f"{seconds / 3600:g}h" if seconds % 3600 == 0 else \
-        f"{seconds / 60:g}m" if seconds % 60 == 0 else f"{seconds:g}s"
+    return (
+        f"{seconds / 3600:g}h"
+        if seconds % 3600 == 0
+        else f"{seconds / 60:g}m"
+        if seconds % 60 == 0
+        else f"{seconds:g}s"
+    )
 
 
 def _cwd(cwd: str, base: Path, folder: Path) -> str:
@@ -71,12 +76,18 @@ def layout_data(fleet: Saved, name: str, folder: Path | None = None) -> dict[str
     for name in fleet.agents:
         for t in fleet.store.tasks(name):
             if t.status in OPEN_TASK:
-                row = {"spec": t.spec, "verify": t.verify, "judge": t.judge,
-                       "judge_command": t.judge_command, "max_rounds": t.max_rounds,
-                       "max_minutes": t.max_minutes, "review_on_idle": t.review_on_idle,
-                       "verify_timeout": t.verify_timeout,
-                       # the same fleet loading this file finds the task in its journal
-                       "journal_id": t.id}
+                row = {
+                    "spec": t.spec,
+                    "verify": t.verify,
+                    "judge": t.judge,
+                    "judge_command": t.judge_command,
+                    "max_rounds": t.max_rounds,
+                    "max_minutes": t.max_minutes,
+                    "review_on_idle": t.review_on_idle,
+                    "verify_timeout": t.verify_timeout,
+                    # the same fleet loading this file finds the task in its journal
+                    "journal_id": t.id,
+                }
                 tasks.setdefault(name, []).append({k: v for k, v in row.items() if v != ""})
     if tasks:
         data["tasks"] = tasks
@@ -114,10 +125,13 @@ def save_layout(fleet: Saved, name: str, force: bool = False) -> Path:
     folder = save_folder(fleet)
     path = folder / f"{name}.toml"
     if path.exists() and not force:
-        raise ConfigError(f"{path} exists: choose another name, or overwrite it with "
-                          f"`swarm save {name} --force`")
-    text = dumps(layout_data(fleet, name, folder),
-                 header=f"# saved by `swarm save` from fleet {fleet.name!r}")
+        raise ConfigError(
+            f"{path} exists: choose another name, or overwrite it with `swarm save {name} --force`"
+        )
+    text = dumps(
+        layout_data(fleet, name, folder),
+        header=f"# saved by `swarm save` from fleet {fleet.name!r}",
+    )
     parse_layout(path, text)  # never write a file that would not load back
     if folder == user_layouts_dir():
         folder.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -69,8 +69,9 @@ def hidden_due(agent: Agent) -> float:
     tracker = agent.tracker
     if tracker.state is AgentState.STARTING and read - tracker.started < STARTING_FAST:
         return read + VISIBLE_INTERVAL
-    return min(read + HIDDEN_BUSY,
-               max(read + HIDDEN_INTERVAL, agent.tracker.last_output + HIDDEN_SETTLE))
+    return min(
+        read + HIDDEN_BUSY, max(read + HIDDEN_INTERVAL, agent.tracker.last_output + HIDDEN_SETTLE)
+    )
 
 
 class Wake(asyncio.Event):
@@ -98,9 +99,13 @@ class ScreenReader:
     agents' own state deadlines (quiet time, settling) are scanned when one falls due, when
     someone calls `wake.set()`, and every RESCAN seconds."""
 
-    def __init__(self, agents: dict[str, Agent], links: dict[str, HostLink],
-                 listener: Callable[[], FleetListener],
-                 evaluate: Callable[[float, list[Agent] | None], None]):
+    def __init__(
+        self,
+        agents: dict[str, Agent],
+        links: dict[str, HostLink],
+        listener: Callable[[], FleetListener],
+        evaluate: Callable[[float, list[Agent] | None], None],
+    ):
         self._agents = agents
         self._links = links
         self._listener = listener
@@ -189,8 +194,9 @@ class ScreenReader:
         agent.paused = True  # the read that follows continues it
         self._muted.discard(agent.name)
         if quiet:
-            agent.tracker.last_output = max(agent.tracker.last_output,
-                                            time.monotonic() - QUIET_PROVEN)
+            agent.tracker.last_output = max(
+                agent.tracker.last_output, time.monotonic() - QUIET_PROVEN
+            )
         self.mark(agent)
 
     def reattached(self, agent: Agent) -> None:
@@ -203,10 +209,13 @@ class ScreenReader:
         """Read off screen, busy for HIDDEN_BUSY and still printing: mute it. (A turn of a
         second or two, or a CLI drawing its banner, is not: its end is seen at once.)"""
         tracker = agent.tracker
-        return (not agent.muted and agent.name not in self._visible
-                and tracker.state in (AgentState.WORKING, AgentState.STARTING)
-                and now - tracker.since >= HIDDEN_BUSY
-                and now - tracker.last_output < HIDDEN_SETTLE)
+        return (
+            not agent.muted
+            and agent.name not in self._visible
+            and tracker.state in (AgentState.WORKING, AgentState.STARTING)
+            and now - tracker.since >= HIDDEN_BUSY
+            and now - tracker.last_output < HIDDEN_SETTLE
+        )
 
     async def capture(self, agent: Agent) -> list[str]:
         """Re-read one agent's screen now; returns its plain lines."""
@@ -223,8 +232,7 @@ class ScreenReader:
             ((host, some),) = by_link.items()
             await self._refresh_link(self._links[host], some)
             return
-        await asyncio.gather(*(self._refresh_link(self._links[k], v)
-                               for k, v in by_link.items()))
+        await asyncio.gather(*(self._refresh_link(self._links[k], v) for k, v in by_link.items()))
 
     async def _refresh_link(self, link: HostLink, agents: list[Agent]) -> None:
         control = link.control
@@ -238,8 +246,7 @@ class ScreenReader:
             self._dirty.discard(agent.name)
             self._shown_dirty.discard(agent.name)
         try:
-            futures = await control.send([f"capture-pane -p -e -N -t {a.pane}"
-                                          for a in agents])
+            futures = await control.send([f"capture-pane -p -e -N -t {a.pane}" for a in agents])
         except SwarmError:
             for agent in agents:
                 self.mark(agent)  # unread: read when the link is back
@@ -306,8 +313,11 @@ class ScreenReader:
             if self._failure is not None:
                 raise self._failure
             state_due = self._state_due
-            if recheck or now - self._scanned >= RESCAN or (state_due is not None
-                                                             and state_due <= now):
+            if (
+                recheck
+                or now - self._scanned >= RESCAN
+                or (state_due is not None and state_due <= now)
+            ):
                 self._scan_states(now)
             timeout = self._next_timeout()
             self._planned = None if timeout is None else time.monotonic() + timeout
@@ -324,8 +334,9 @@ class ScreenReader:
             by_link.setdefault(agent.spec.host, []).append(agent)
         tasks = []
         for host, agents in by_link.items():
-            task = asyncio.create_task(self._refresh_link(self._links[host], agents),
-                                       name=f"capture-{host}")
+            task = asyncio.create_task(
+                self._refresh_link(self._links[host], agents), name=f"capture-{host}"
+            )
             self._rounds[host] = task
             task.add_done_callback(functools.partial(self._round_ended, host))
             tasks.append(task)
@@ -364,8 +375,12 @@ class ScreenReader:
 
     def _readable(self, agent: Agent) -> bool:
         link = self._links.get(agent.spec.host)
-        return bool(agent.pane) and link is not None and link.connected \
+        return (
+            bool(agent.pane)
+            and link is not None
+            and link.connected
             and agent.spec.host not in self._rounds
+        )
 
     def _dirty_agents(self) -> list[Agent]:
         """The dirty agents with a pane to read (a host that is down: read when it is back)."""
@@ -395,8 +410,7 @@ class ScreenReader:
         while heap:
             due, name = heap[0]
             agent = self._agents.get(name)
-            if agent is None or not agent.dirty or name not in self._dirty \
-                    or name in self._visible:
+            if agent is None or not agent.dirty or name not in self._dirty or name in self._visible:
                 heapq.heappop(heap)  # read, gone, or now a tile
                 continue
             actual = hidden_due(agent)

@@ -75,9 +75,13 @@ def tile_sizes(raw: object) -> dict[str, tuple[int, int]] | None:
     any terminal are left out."""
     if not isinstance(raw, dict):
         return None
-    return {str(name): (int(size[0]), int(size[1])) for name, size in raw.items()
-            if isinstance(size, list) and len(size) == 2
-            and all(isinstance(v, int) and 0 < v <= 1000 for v in size)}
+    return {
+        str(name): (int(size[0]), int(size[1]))
+        for name, size in raw.items()
+        if isinstance(size, list)
+        and len(size) == 2
+        and all(isinstance(v, int) and 0 < v <= 1000 for v in size)
+    }
 
 
 class FleetServer:
@@ -105,8 +109,8 @@ class FleetServer:
         old = os.umask(0o177)
         try:
             self._server = await asyncio.start_unix_server(
-                self._client, path=str(self.path), limit=MAX_REQUEST,
-                backlog=accept_batch())
+                self._client, path=str(self.path), limit=MAX_REQUEST, backlog=accept_batch()
+            )
         finally:
             os.umask(old)
         os.chmod(self.path, 0o600)
@@ -167,8 +171,9 @@ class FleetServer:
                 self._handlers.discard(task)
             writer.close()
 
-    async def _watch(self, line: bytes, reader: asyncio.StreamReader,
-                     writer: asyncio.StreamWriter) -> None:
+    async def _watch(
+        self, line: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         """A watcher: the snapshot, then the event stream, until it hangs up. It may say
         which agents it shows at any time (`{"op": "visible", "names": [...]}`)."""
         try:
@@ -176,15 +181,23 @@ class FleetServer:
             version = int(request.get("version", 0))
             visible = {str(n) for n in request.get("visible", [])}
         except (ValueError, TypeError, AttributeError) as exc:
-            writer.write(json.dumps({"ok": False, "error": f"bad request: {exc}"}).encode()
-                         + b"\n")
+            writer.write(json.dumps({"ok": False, "error": f"bad request: {exc}"}).encode() + b"\n")
             return
         if version != VERSION:
-            writer.write(json.dumps({"ok": False, "error": (
-                f"this UI speaks protocol version {version} and the engine (pid "
-                f"{os.getpid()}) version {VERSION}: run the same swarm for both (restart "
-                "the engine with `swarm stop` then `swarm up`, or reinstall)")}).encode()
-                + b"\n")
+            writer.write(
+                json.dumps(
+                    {
+                        "ok": False,
+                        "error": (
+                            f"this UI speaks protocol version {version} and the engine "
+                            f"(pid {os.getpid()}) version {VERSION}: run the same swarm for "
+                            "both (restart the engine with `swarm stop` then `swarm up`, or "
+                            "reinstall)"
+                        ),
+                    }
+                ).encode()
+                + b"\n"
+            )
             return
         watcher = self.watchers.add(writer, visible)
         try:
@@ -192,8 +205,9 @@ class FleetServer:
                 try:
                     data = parse_request(line)
                     if data.get("op") == "visible":
-                        self.watchers.set_visible(watcher, {str(n) for n in data["names"]},
-                                                  tile_sizes(data.get("sizes")))
+                        self.watchers.set_visible(
+                            watcher, {str(n) for n in data["names"]}, tile_sizes(data.get("sizes"))
+                        )
                 except (ValueError, KeyError, TypeError, AttributeError):
                     continue  # a watcher's bad line changes nothing
         except (OSError, ValueError, asyncio.LimitOverrunError):
@@ -202,8 +216,9 @@ class FleetServer:
             watcher.drop()
             await asyncio.gather(watcher.task, return_exceptions=True)
 
-    async def answer(self, line: bytes | None, peer: int | None = None,
-                     node: tuple[str, str] | None = None) -> dict[str, Any]:
+    async def answer(
+        self, line: bytes | None, peer: int | None = None, node: tuple[str, str] | None = None
+    ) -> dict[str, Any]:
         """The answer to one request line (None: it was too long), whatever went wrong."""
         try:
             if line is None:
@@ -215,49 +230,70 @@ class FleetServer:
             return {"ok": False, "error": f"bad request: {str(exc).splitlines()[0]}"}
         except sqlite3.Error as exc:  # a full disk, a read-only journal
             self.fleet.listener.notice(f"the journal cannot be written: {exc}")
-            return {"ok": False, "error": f"the journal ({self.fleet.store.path}) cannot be "
-                    f"written ({exc}): nothing was recorded or sent; free space and try again"}
+            return {
+                "ok": False,
+                "error": f"the journal ({self.fleet.store.path}) cannot be "
+                f"written ({exc}): nothing was recorded or sent; free space and try again",
+            }
 
     async def node_request(self, line: bytes, host: str, agent: str) -> dict[str, Any]:
         """A request from a remote node's relay: `agent` is who the node's kernel says sent
         it ("" when the process is in no agent's pane)."""
         return await self.answer(line, None, (host, agent))
 
-    async def handle(self, data: Any, peer: int | None = None,
-                     node: tuple[str, str] | None = None) -> dict[str, Any]:
+    async def handle(
+        self, data: Any, peer: int | None = None, node: tuple[str, str] | None = None
+    ) -> dict[str, Any]:
         req = validate_request(data)
         if peer is not None and req.expires is not None and time.time() > req.expires:
-            raise SwarmError("the request reached swarm after its sender stopped waiting: "
-                             "nothing was done")
+            raise SwarmError(
+                "the request reached swarm after its sender stopped waiting: nothing was done"
+            )
         fleet = self.fleet
         # an answer is typed for a human only: one whose sender cannot be told is refused
         sender = await fleet.sender_for(req.token, peer, node, proven=isinstance(req, Answer))
         if isinstance(req, Ping):
-            return {"ok": True, "fleet": fleet.name, "pid": os.getpid(), "you": sender,
-                    "ready": fleet.ready, "started": fleet.started_at,
-                    "agents": len(fleet.agents), "watchers": self.watchers.count(),
-                    "layout": str(fleet.loaded.path)}
+            return {
+                "ok": True,
+                "fleet": fleet.name,
+                "pid": os.getpid(),
+                "you": sender,
+                "ready": fleet.ready,
+                "started": fleet.started_at,
+                "agents": len(fleet.agents),
+                "watchers": self.watchers.count(),
+                "layout": str(fleet.loaded.path),
+            }
         if isinstance(req, Stop):
             self._may(sender, "stop", None, "stop the engine")
             self.stop_requested.set()
             return {"ok": True}
         if isinstance(req, Ls):
-            return {"ok": True, "fleet": fleet.name,
-                    "agents": [a.summary() for a in fleet.agents.values()]}
+            return {
+                "ok": True,
+                "fleet": fleet.name,
+                "agents": [a.summary() for a in fleet.agents.values()],
+            }
         if isinstance(req, Send):
             if req.all or req.role:
-                targets = [a.name for a in fleet.resolve([], req.all, req.role, exclude=sender)
-                           if self._talks(sender, a)]
+                targets = [
+                    a.name
+                    for a in fleet.resolve([], req.all, req.role, exclude=sender)
+                    if self._talks(sender, a)
+                ]
                 if not targets:
-                    raise SwarmError(f"{sender} may message none of them: the layout's "
-                                     "talks_to for it does not list them")
+                    raise SwarmError(
+                        f"{sender} may message none of them: the layout's "
+                        "talks_to for it does not list them"
+                    )
             elif req.to:
                 targets = req.to
                 for agent in fleet.resolve(targets):
                     if not self._talks(sender, agent):
                         raise SwarmError(
                             f"{sender} may not message {agent.name}: its talks_to lists only "
-                            f"{', '.join(self._talks_to(sender) or ())}; nothing was sent")
+                            f"{', '.join(self._talks_to(sender) or ())}; nothing was sent"
+                        )
             else:
                 raise SwarmError("no recipient: name an agent, or use --all or --role ROLE")
             if req.skill:
@@ -268,9 +304,15 @@ class FleetServer:
             if req.wait:
                 await self._wait_delivered(ids, req.wait)
             rows = [fleet.store.message(i) for i in ids]
-            return {"ok": True, "from": sender, "messages": [
-                {"id": m.id, "to": m.recipient, "status": m.status, "detail": m.detail}
-                for m in rows if m is not None]}
+            return {
+                "ok": True,
+                "from": sender,
+                "messages": [
+                    {"id": m.id, "to": m.recipient, "status": m.status, "detail": m.detail}
+                    for m in rows
+                    if m is not None
+                ],
+            }
         if isinstance(req, Hook):
             if sender == "human":
                 raise SwarmError("swarm hook runs inside an agent's pane (it needs SWARM_TOKEN)")
@@ -278,15 +320,25 @@ class FleetServer:
             return {"ok": True, "agent": sender, "state": state}
         if isinstance(req, AddTask):
             self._may(sender, "tasks", req.agent, "give another agent a task")
-            tid = fleet.tasks.add(req.agent, NewTask(
-                spec=req.spec, verify=req.verify, judge=req.judge,
-                judge_command=req.judge_command, review_on_idle=req.review_on_idle,
-                max_rounds=req.max_rounds), origin=f"cli:{sender}")
+            tid = fleet.tasks.add(
+                req.agent,
+                NewTask(
+                    spec=req.spec,
+                    verify=req.verify,
+                    judge=req.judge,
+                    judge_command=req.judge_command,
+                    review_on_idle=req.review_on_idle,
+                    max_rounds=req.max_rounds,
+                ),
+                origin=f"cli:{sender}",
+            )
             return {"ok": True, "task": tid}
         if isinstance(req, Done):
             if sender == "human":
-                raise SwarmError("swarm done runs in the agent's own pane (it needs the "
-                                 "agent's SWARM_TOKEN); a human can run `swarm judge NAME`")
+                raise SwarmError(
+                    "swarm done runs in the agent's own pane (it needs the "
+                    "agent's SWARM_TOKEN); a human can run `swarm judge NAME`"
+                )
             task = fleet.tasks.done(sender, req.note)
             return {"ok": True, "agent": sender, "task": task.id}
         if isinstance(req, Judge):
@@ -321,8 +373,9 @@ class FleetServer:
             path = save_folder(fleet) / f"{req.name}.toml"
             return {"ok": True, "path": str(path), "exists": path.exists()}
         if isinstance(req, Answer):
-            return await self.answers.answer(req.agent, req.choice, req.question, sender,
-                                             req.options)
+            return await self.answers.answer(
+                req.agent, req.choice, req.question, sender, req.options
+            )
         if isinstance(req, AttachArgv):
             (agent,) = fleet.resolve([req.agent])
             return {"ok": True, "argv": fleet.attach_argv(agent.name)}
@@ -338,19 +391,20 @@ class FleetServer:
             refusal = "" if req.force else merge_refusal(agent.name, fleet.store.tasks(agent.name))
             if refusal:  # and what forcing it would do: merge nothing, leave files behind
                 try:
-                    forced = await fleet.worktrees.merge(agent, req.into, req.squash,
-                                                         force=True, check=True)
+                    forced = await fleet.worktrees.merge(
+                        agent, req.into, req.squash, force=True, check=True
+                    )
                 except SwarmError as exc:
                     forced = f"refused too: {exc}"
                 raise SwarmError(f"{refusal} (forced, it {forced})")
-            done = await fleet.worktrees.merge(agent, req.into, req.squash, req.force,
-                                               req.check)
+            done = await fleet.worktrees.merge(agent, req.into, req.squash, req.force, req.check)
             if not req.check:
                 fleet.listener.notice(f"{agent.name}: {done}")
             return {"ok": True, "done": done}
         if isinstance(req, History | Grep):  # who may read what: see fleet/history.py
             return await self.readers.answer(
-                fleet, req, lambda agent: agent.name == sender or self._talks(sender, agent))
+                fleet, req, lambda agent: agent.name == sender or self._talks(sender, agent)
+            )
         assert isinstance(req, Messages)
         return messages_reply(fleet.store, req.limit)
 
@@ -363,8 +417,10 @@ class FleetServer:
             return
         agent = self.fleet.agents.get(sender)
         if agent is None or what not in agent.spec.may:
-            raise SwarmError(f"{sender} may not {doing}: the layout grants it with "
-                             f"may = [\"{what}\"] on the agent or its defaults; or ask the human")
+            raise SwarmError(
+                f"{sender} may not {doing}: the layout grants it with "
+                f'may = ["{what}"] on the agent or its defaults; or ask the human'
+            )
 
     def _talks_to(self, sender: str) -> tuple[str, ...] | None:
         agent = self.fleet.agents.get(sender)
@@ -374,8 +430,7 @@ class FleetServer:
         """Whether `sender` may message `to` (the layout's `talks_to`; the human and swarm
         message anyone)."""
         allowed = self._talks_to(sender)
-        return allowed is None or to.name.casefold() in allowed or \
-            to.role.casefold() in allowed
+        return allowed is None or to.name.casefold() in allowed or to.role.casefold() in allowed
 
     def _send_skill(self, targets: list[str], req: Send, sender: str) -> list[Any]:
         """A skill rendered for each recipient (its own name, focus and task)."""
@@ -385,9 +440,12 @@ class FleetServer:
         out = []
         for agent in self.fleet.resolve(targets):
             task = self.fleet.tasks.current(agent.name)
-            values = {"agent": agent.name, "focus": agent.focus or "(none)",
-                      "task": task.spec if task else agent.focus or "(none)",
-                      **req.params}
+            values = {
+                "agent": agent.name,
+                "focus": agent.focus or "(none)",
+                "task": task.spec if task else agent.focus or "(none)",
+                **req.params,
+            }
             text = skill.render(values)
             if req.text:
                 text += "\n\n" + req.text
@@ -404,8 +462,7 @@ class FleetServer:
             except ValidationError as exc:
                 first = exc.errors()[0]
                 where = ".".join(str(x) for x in first["loc"]) or "reminder"
-                raise SwarmError(f"{where}: {first['msg'].removeprefix('Value error, ')}"
-                                 ) from None
+                raise SwarmError(f"{where}: {first['msg'].removeprefix('Value error, ')}") from None
             return {"id": rem.add(spec)}
         if req.action in ("pause", "resume"):
             rem.pause(req.id, req.action == "pause")
@@ -426,4 +483,3 @@ class FleetServer:
             if all(r is not None and r.status not in OPEN for r in rows):
                 return
             await asyncio.sleep(0.05)
-

@@ -71,9 +71,12 @@ class WindowSizer:
         if not mine:
             return
         (reply,) = await control.run_all([HUMANS])  # every look: a human may come or go
-        watched = {w for line in reply.lines
-                   if (parts := line.decode(errors="replace").split()) and parts[0] == "0"
-                   for w in parts[1:2]}
+        watched = {
+            w
+            for line in reply.lines
+            if (parts := line.decode(errors="replace").split()) and parts[0] == "0"
+            for w in parts[1:2]
+        }
         commands = []
         now = time.monotonic()
         for agent in mine:
@@ -85,8 +88,9 @@ class WindowSizer:
                 continue
             size = self.size_of(agent.name)
             if self._applied.get(key, DEFAULT) != size:
-                commands.append(f"resize-window -t {quote(agent.window)} -x {size[0]} "
-                                f"-y {size[1]}")  # manual again, the tile's size
+                commands.append(
+                    f"resize-window -t {quote(agent.window)} -x {size[0]} -y {size[1]}"
+                )  # manual again, the tile's size
                 self._applied[key] = size
                 agent.resized_at = now  # what it prints next is a redraw (fleet/agent.py)
         if commands:
@@ -118,4 +122,3 @@ class WindowSizer:
 def _to_human(window: str) -> str:
     """The window follows the terminal of whoever is looking at it (and later resizes)."""
     return f"set-option -w -t {quote(window)} window-size latest"
-

@@ -98,7 +98,13 @@ CREATE TABLE IF NOT EXISTS focus_history (
 """
 
 QUEUED, SENDING, DELIVERED, FAILED, UNCERTAIN, CANCELLED = (
-    "queued", "sending", "delivered", "failed", "uncertain", "cancelled")
+    "queued",
+    "sending",
+    "delivered",
+    "failed",
+    "uncertain",
+    "cancelled",
+)
 OPEN = (QUEUED, SENDING)
 
 
@@ -233,8 +239,9 @@ def _rows(kind: type[_Row], cur: sqlite3.Cursor) -> list[_Row]:
     swarm, read with `Store.read_only`) is left out."""
     names = [d[0] for d in cur.description]
     known = {f.name for f in dataclasses.fields(kind)}
-    return [kind(**{n: v for n, v in zip(names, r, strict=True) if n in known})
-            for r in cur.fetchall()]
+    return [
+        kind(**{n: v for n, v in zip(names, r, strict=True) if n in known}) for r in cur.fetchall()
+    ]
 
 
 def _set_clause(fields: dict[str, object], columns: frozenset[str], table: str) -> str:
@@ -252,18 +259,19 @@ class Store:
         # the journal holds every message and every agent's token: 0600, and SQLite gives
         # its -wal and -shm files the journal's own mode
         os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-        for file in (path, path.with_name(path.name + "-wal"),
-                     path.with_name(path.name + "-shm")):
+        for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
             if file.exists() and file.stat().st_mode & 0o077:
                 os.chmod(file, 0o600)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # durable across a crash of the process
         self.db.executescript(SCHEMA)
-        for table, column in (("reminders", "action TEXT NOT NULL DEFAULT 'message'"),
-                              ("messages", "task INTEGER NOT NULL DEFAULT 0"),
-                              ("tasks", "prompt INTEGER NOT NULL DEFAULT 0"),
-                              ("agents", "session TEXT NOT NULL DEFAULT ''")):
+        for table, column in (
+            ("reminders", "action TEXT NOT NULL DEFAULT 'message'"),
+            ("messages", "task INTEGER NOT NULL DEFAULT 0"),
+            ("tasks", "prompt INTEGER NOT NULL DEFAULT 0"),
+            ("agents", "session TEXT NOT NULL DEFAULT ''"),
+        ):
             try:  # journals written by an older swarm
                 self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
             except sqlite3.OperationalError:
@@ -275,8 +283,9 @@ class Store:
         `remind list`); nothing is created or changed."""
         store = cls.__new__(cls)
         store.path = path
-        store.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None,
-                                   check_same_thread=False)
+        store.db = sqlite3.connect(
+            f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+        )
         return store
 
     @contextlib.contextmanager
@@ -329,12 +338,18 @@ class Store:
         self.db.execute("UPDATE agents SET session=? WHERE name=?", (session, agent))
 
     def lease_asked(self, host: str, lease: str) -> bool:
-        return self.db.execute("SELECT 1 FROM leases WHERE host=? AND lease=?",
-                               (host, lease)).fetchone() is not None
+        return (
+            self.db.execute(
+                "SELECT 1 FROM leases WHERE host=? AND lease=?", (host, lease)
+            ).fetchone()
+            is not None
+        )
 
     def mark_lease_asked(self, host: str, lease: str) -> None:
-        self.db.execute("INSERT OR IGNORE INTO leases(host, lease, asked) VALUES (?,?,?)",
-                        (host, lease, time.time()))
+        self.db.execute(
+            "INSERT OR IGNORE INTO leases(host, lease, asked) VALUES (?,?,?)",
+            (host, lease, time.time()),
+        )
 
     def forget_sessions(self) -> None:
         """After `swarm down`: the next start begins new conversations, resumes none."""
@@ -345,8 +360,9 @@ class Store:
         (message,) = self.enqueue_all(sender, [recipient], text, task)
         return message
 
-    def enqueue_all(self, sender: str, recipients: list[str], text: str, task: int = 0
-                    ) -> list[Message]:
+    def enqueue_all(
+        self, sender: str, recipients: list[str], text: str, task: int = 0
+    ) -> list[Message]:
         """One message per recipient, all journaled or none (one transaction)."""
         now = time.time()
         out = []
@@ -355,9 +371,13 @@ class Store:
                 cur = self.db.execute(
                     "INSERT INTO messages(created, sender, recipient, text, status, updated,"
                     " task) VALUES (?,?,?,?,?,?,?)",
-                    (now, sender, recipient, text, QUEUED, now, task))
-                out.append(Message(int(cur.lastrowid or 0), now, sender, recipient, text,
-                                   QUEUED, now, "", task))
+                    (now, sender, recipient, text, QUEUED, now, task),
+                )
+                out.append(
+                    Message(
+                        int(cur.lastrowid or 0), now, sender, recipient, text, QUEUED, now, "", task
+                    )
+                )
         return out
 
     def mark(self, msg_id: int, status: str, detail: str = "") -> None:
@@ -373,10 +393,14 @@ class Store:
         args: tuple[object, ...] = (recipient,) if recipient else ()
         now = time.time()
         with self._transaction():
-            n = self.db.execute(f"UPDATE messages SET status=?, updated=?, detail=? WHERE "
-                                f"status=?{where}", (CANCELLED, now, reason, QUEUED, *args))
-            self.db.execute(f"UPDATE messages SET status=?, updated=?, detail=? WHERE "
-                            f"status=?{where}", (UNCERTAIN, now, reason, SENDING, *args))
+            n = self.db.execute(
+                f"UPDATE messages SET status=?, updated=?, detail=? WHERE status=?{where}",
+                (CANCELLED, now, reason, QUEUED, *args),
+            )
+            self.db.execute(
+                f"UPDATE messages SET status=?, updated=?, detail=? WHERE status=?{where}",
+                (UNCERTAIN, now, reason, SENDING, *args),
+            )
         return int(n.rowcount)
 
     def settle_down(self, reason: str) -> tuple[int, int]:
@@ -395,17 +419,25 @@ class Store:
         with self._transaction():
             n = self.db.execute(
                 "UPDATE messages SET status=?, updated=?, detail=? WHERE status=? AND "
-                "recipient=? AND created<?", (CANCELLED, now, reason, QUEUED, agent, before))
+                "recipient=? AND created<?",
+                (CANCELLED, now, reason, QUEUED, agent, before),
+            )
             u = self.db.execute(
                 "UPDATE messages SET status=?, updated=?, detail=? WHERE status=? AND "
-                "recipient=? AND created<?", (UNCERTAIN, now, reason, SENDING, agent, before))
+                "recipient=? AND created<?",
+                (UNCERTAIN, now, reason, SENDING, agent, before),
+            )
         return int(n.rowcount), int(u.rowcount), self._reset_tasks(reason, agent)
 
     def settle_sending(self, reason: str) -> list[Message]:
         """Every row being typed becomes uncertain (it may or may not have arrived); returns
         them as they now are."""
-        ids = [int(r[0]) for r in self.db.execute(
-            "SELECT id FROM messages WHERE status=? ORDER BY id", (SENDING,))]
+        ids = [
+            int(r[0])
+            for r in self.db.execute(
+                "SELECT id FROM messages WHERE status=? ORDER BY id", (SENDING,)
+            )
+        ]
         for msg_id in ids:
             self.mark(msg_id, UNCERTAIN, reason)
         return [m for m in (self.message(i) for i in ids) if m is not None]
@@ -416,27 +448,35 @@ class Store:
             n = self.db.execute(
                 "UPDATE tasks SET status=?, prompt=0, updated=?, reasons=? WHERE (status IN "
                 f"({','.join('?' * len(_RESET))}) OR (status=? AND prompt!=0)){where}",
-                (TaskStatus.PENDING, time.time(), reason, *_RESET, TaskStatus.PENDING, *args))
+                (TaskStatus.PENDING, time.time(), reason, *_RESET, TaskStatus.PENDING, *args),
+            )
         return int(n.rowcount)
 
     def oldest_open(self) -> dict[str, float]:
         """Per recipient, when its oldest still-queued message was written (wall time)."""
-        rows = self.db.execute("SELECT recipient, MIN(created) FROM messages WHERE status IN "
-                               "(?,?) GROUP BY recipient", OPEN).fetchall()
+        rows = self.db.execute(
+            "SELECT recipient, MIN(created) FROM messages WHERE status IN (?,?) GROUP BY recipient",
+            OPEN,
+        ).fetchall()
         return {str(r): float(c) for r, c in rows}
 
     def open_messages(self, recipient: str) -> list[Message]:
-        return _rows(Message, self.db.execute(
-            "SELECT * FROM messages WHERE recipient=? AND status IN (?,?) ORDER BY id",
-            (recipient, *OPEN)))
+        return _rows(
+            Message,
+            self.db.execute(
+                "SELECT * FROM messages WHERE recipient=? AND status IN (?,?) ORDER BY id",
+                (recipient, *OPEN),
+            ),
+        )
 
     def message(self, msg_id: int) -> Message | None:
         rows = _rows(Message, self.db.execute("SELECT * FROM messages WHERE id=?", (msg_id,)))
         return rows[0] if rows else None
 
     def messages(self, limit: int = 200) -> list[Message]:
-        rows = _rows(Message, self.db.execute(
-            "SELECT * FROM messages ORDER BY id DESC LIMIT ?", (limit,)))
+        rows = _rows(
+            Message, self.db.execute("SELECT * FROM messages ORDER BY id DESC LIMIT ?", (limit,))
+        )
         return rows[::-1]
 
     # ------------------------------------------------------------------- tasks
@@ -444,27 +484,35 @@ class Store:
         """The task, last in the agent's queue; returns its id."""
         now = time.time()
         fields = dataclasses.asdict(task)
-        row = self.db.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE agent=?",
-                              (agent,)).fetchone()
+        row = self.db.execute(
+            "SELECT COALESCE(MAX(position), -1) + 1 FROM tasks WHERE agent=?", (agent,)
+        ).fetchone()
         cols = ["agent", "position", "origin", "created", "updated", *fields]
         vals = [agent, row[0], origin, now, now, *fields.values()]
         cur = self.db.execute(
-            f"INSERT INTO tasks({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", vals)
+            f"INSERT INTO tasks({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", vals
+        )
         return int(cur.lastrowid or 0)
 
     def tasks(self, agent: str | None = None) -> list[Task]:
         """The tasks of one agent, or of all, in queue order."""
-        q = "SELECT * FROM tasks" + (" WHERE agent=?" if agent else "") + \
-            " ORDER BY agent, position"
+        q = (
+            "SELECT * FROM tasks"
+            + (" WHERE agent=?" if agent else "")
+            + " ORDER BY agent, position"
+        )
         return _rows(Task, self.db.execute(q, (agent,) if agent else ()))
 
     def current_tasks(self) -> dict[str, Task]:
         """Each agent's current task (its first open one), in one query."""
         closed = (TaskStatus.COMPLETE.value, TaskStatus.STOPPED.value)
         out: dict[str, Task] = {}
-        for t in _rows(Task, self.db.execute(
-                "SELECT * FROM tasks WHERE status NOT IN (?, ?) ORDER BY agent, position",
-                closed)):
+        for t in _rows(
+            Task,
+            self.db.execute(
+                "SELECT * FROM tasks WHERE status NOT IN (?, ?) ORDER BY agent, position", closed
+            ),
+        ):
             out.setdefault(t.agent, t)
         return out
 
@@ -475,25 +523,30 @@ class Store:
     def update_task(self, task_id: int, **fields: object) -> None:
         """Set columns of a task (by their names in `Task`); `updated` is set to now."""
         sets = _set_clause(fields, _TASK_COLUMNS - {"id", "updated"}, "tasks")
-        self.db.execute(f"UPDATE tasks SET {sets}, updated=? WHERE id=?",
-                        (*fields.values(), time.time(), task_id))
+        self.db.execute(
+            f"UPDATE tasks SET {sets}, updated=? WHERE id=?",
+            (*fields.values(), time.time(), task_id),
+        )
 
-    def add_verdict(self, task_id: int, judge: str, verdict: str, reasons: str,
-                    raw: str) -> None:
-        self.db.execute("INSERT INTO verdicts(task, time, judge, verdict, reasons, raw)"
-                        " VALUES (?,?,?,?,?,?)",
-                        (task_id, time.time(), judge, verdict, reasons, raw))
+    def add_verdict(self, task_id: int, judge: str, verdict: str, reasons: str, raw: str) -> None:
+        self.db.execute(
+            "INSERT INTO verdicts(task, time, judge, verdict, reasons, raw) VALUES (?,?,?,?,?,?)",
+            (task_id, time.time(), judge, verdict, reasons, raw),
+        )
 
     def all_verdicts(self) -> list[tuple[int, float, str, str, str]]:
         """(task, time, judge, verdict, reasons) for every task, oldest first."""
-        rows = self.db.execute("SELECT task, time, judge, verdict, reasons FROM verdicts "
-                               "ORDER BY id").fetchall()
+        rows = self.db.execute(
+            "SELECT task, time, judge, verdict, reasons FROM verdicts ORDER BY id"
+        ).fetchall()
         return [(int(k), float(t), str(j), str(v), str(r)) for k, t, j, v, r in rows]
 
     def verdicts(self, task_id: int) -> list[tuple[float, str, str, str]]:
         """(time, judge, verdict, reasons) for a task, oldest first."""
-        rows = self.db.execute("SELECT time, judge, verdict, reasons FROM verdicts WHERE "
-                               "task=? ORDER BY id", (task_id,)).fetchall()
+        rows = self.db.execute(
+            "SELECT time, judge, verdict, reasons FROM verdicts WHERE task=? ORDER BY id",
+            (task_id,),
+        ).fetchall()
         return [(float(t), str(j), str(v), str(r)) for t, j, v, r in rows]
 
     # --------------------------------------------------------------- reminders
@@ -504,7 +557,9 @@ class Store:
         cols = ["key", *fields]
         self.db.execute(
             f"INSERT OR IGNORE INTO reminders({', '.join(cols)}) VALUES "
-            f"({', '.join('?' * len(cols))})", [key, *fields.values()])
+            f"({', '.join('?' * len(cols))})",
+            [key, *fields.values()],
+        )
         row = self.db.execute("SELECT id FROM reminders WHERE key=?", (key,)).fetchone()
         return int(row[0])
 

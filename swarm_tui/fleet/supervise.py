@@ -16,8 +16,12 @@ RESAY = 600.0  # seconds before the same failure is said again
 _clock, _sleep = time.monotonic, asyncio.sleep  # (a test's own clock replaces both)
 
 
-async def supervised(loop: Callable[[], Awaitable[None]], name: str,
-                     say: Callable[[str], None], may_end: bool = False) -> None:
+async def supervised(
+    loop: Callable[[], Awaitable[None]],
+    name: str,
+    say: Callable[[str], None],
+    may_end: bool = False,
+) -> None:
     """Run `loop` for ever: restarted when it fails (said, with why) or returns (said; unless
     `may_end`: a loop that knows it has nothing to do, such as GPU readings on a host
     without GPUs, ends there)."""
@@ -39,8 +43,12 @@ async def supervised(loop: Callable[[], Awaitable[None]], name: str,
             delay = FIRST_DELAY  # it had worked: a new failure, not the same one again
         if now - said.get(what, -RESAY) >= RESAY:
             said[what] = now
-            again = "" if delay == FIRST_DELAY else f" (it keeps failing: every {delay:.0f} s;" \
+            again = (
+                ""
+                if delay == FIRST_DELAY
+                else f" (it keeps failing: every {delay:.0f} s;"
                 " said again in ten minutes if it goes on)"
+            )
             say(f"{what}; restarted{again}")
         await _sleep(delay)
         delay = min(MOST_DELAY, delay * 2)

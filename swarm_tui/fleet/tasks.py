@@ -45,15 +45,25 @@ if TYPE_CHECKING:
     from swarm_tui.fleet.agent import Agent
     from swarm_tui.fleet.ports import TaskHost
 
-PENDING, IN_PROGRESS, CLAIMED, JUDGING = (TaskStatus.PENDING, TaskStatus.IN_PROGRESS,
-                                          TaskStatus.CLAIMED, TaskStatus.JUDGING)
-INCOMPLETE, COMPLETE, STOPPED, NO_VERDICT = (TaskStatus.INCOMPLETE, TaskStatus.COMPLETE,
-                                             TaskStatus.STOPPED, TaskStatus.NO_VERDICT)
+PENDING, IN_PROGRESS, CLAIMED, JUDGING = (
+    TaskStatus.PENDING,
+    TaskStatus.IN_PROGRESS,
+    TaskStatus.CLAIMED,
+    TaskStatus.JUDGING,
+)
+INCOMPLETE, COMPLETE, STOPPED, NO_VERDICT = (
+    TaskStatus.INCOMPLETE,
+    TaskStatus.COMPLETE,
+    TaskStatus.STOPPED,
+    TaskStatus.NO_VERDICT,
+)
 # no literal verdict line in here: the judge's CLI echoes it, and only its answer counts
-ASK_AGAIN = ("Review number: {review}\nYour answer did not end with a verdict line for this "
-             "review. End your answer with exactly one line, in one of these two forms, where "
-             "<review number> is {review}:\nVERDICT <review number>: COMPLETE\n"
-             "VERDICT <review number>: INCOMPLETE: <the concrete things that are missing>")
+ASK_AGAIN = (
+    "Review number: {review}\nYour answer did not end with a verdict line for this "
+    "review. End your answer with exactly one line, in one of these two forms, where "
+    "<review number> is {review}:\nVERDICT <review number>: COMPLETE\n"
+    "VERDICT <review number>: INCOMPLETE: <the concrete things that are missing>"
+)
 JUDGE_TURN = 20 * 60  # seconds a judge may take for one review
 TICK = 1.0  # seconds between looks at idle workers and undelivered task prompts
 PROMPT_TRIES = 3  # a task whose prompt fails this often stops and tells the human
@@ -68,10 +78,16 @@ def new_task(spec: TaskSpec, base: Path) -> NewTask:
             text = path.read_text(encoding="utf-8").strip()
         except OSError as exc:
             raise SwarmError(f"{path}: cannot read the task's spec_file: {exc}") from None
-    return NewTask(spec=text, verify=spec.verify, verify_timeout=spec.verify_timeout,
-                   judge=spec.judge, judge_command=spec.judge_command,
-                   max_rounds=spec.max_rounds, max_minutes=spec.max_minutes,
-                   review_on_idle=spec.review_on_idle)
+    return NewTask(
+        spec=text,
+        verify=spec.verify,
+        verify_timeout=spec.verify_timeout,
+        judge=spec.judge,
+        judge_command=spec.judge_command,
+        max_rounds=spec.max_rounds,
+        max_minutes=spec.max_minutes,
+        review_on_idle=spec.review_on_idle,
+    )
 
 
 def headline(spec: str) -> str:
@@ -140,9 +156,11 @@ class TaskBoard:
                 judge = self.judge_for(task)
                 fam = family(agent)
                 if judge is not None and judge is not agent and fam and fam == family(judge):
-                    warnings.append(f"judge {judge.name} reviews {agent.name} and both are "
-                                    f"{fam} models: their mistakes correlate; prefer a judge "
-                                    "of another family")
+                    warnings.append(
+                        f"judge {judge.name} reviews {agent.name} and both are "
+                        f"{fam} models: their mistakes correlate; prefer a judge "
+                        "of another family"
+                    )
         for w in dict.fromkeys(warnings):
             self.fleet.listener.notice(w)
         return list(dict.fromkeys(warnings))
@@ -156,8 +174,10 @@ class TaskBoard:
         if task is None or task.status != PENDING or task.prompt:
             return
         tid = task.id
-        text = (f"Your task:\n{task.spec}\n\nWhen it is really done, run "
-                "`swarm done --note \"what you did and how you checked it\"`.")
+        text = (
+            f"Your task:\n{task.spec}\n\nWhen it is really done, run "
+            '`swarm done --note "what you did and how you checked it"`.'
+        )
         (msg,) = self.fleet.send([agent.name], text, sender="swarm", task=tid)
         self.store.update_task(tid, prompt=msg.id)
         self._focus_follows(agent)
@@ -175,10 +195,16 @@ class TaskBoard:
         elif message.status in (FAILED, CANCELLED):
             tries = self._prompt_failures[tid] = self._prompt_failures.get(tid, 0) + 1
             if message.status == FAILED and tries >= PROMPT_TRIES:
-                self.store.update_task(tid, status=STOPPED, prompt=0, reasons=(
-                    f"its prompt could not be delivered {tries} times: {message.detail}"))
-                self.fleet.listener.notice(f"{agent.name}'s task #{tid} stopped: its prompt "
-                                           f"failed {tries} times ({message.detail})")
+                self.store.update_task(
+                    tid,
+                    status=STOPPED,
+                    prompt=0,
+                    reasons=(f"its prompt could not be delivered {tries} times: {message.detail}"),
+                )
+                self.fleet.listener.notice(
+                    f"{agent.name}'s task #{tid} stopped: its prompt "
+                    f"failed {tries} times ({message.detail})"
+                )
                 self.kick(agent)
             else:
                 self.store.update_task(tid, prompt=0)  # sent again when the agent is idle
@@ -224,8 +250,7 @@ class TaskBoard:
             self.kick(agent, task)
             if now - since < self.review_settle or agent.pending:
                 continue
-            if task.status not in (IN_PROGRESS, INCOMPLETE) \
-                    or not task.review_on_idle:
+            if task.status not in (IN_PROGRESS, INCOMPLETE) or not task.review_on_idle:
                 continue
             tid = task.id
             running = self._reviews.get(tid)
@@ -235,8 +260,9 @@ class TaskBoard:
             if self._reviewed.get(tid) == digest:
                 continue  # nothing new on its screen since the last review: wait for news
             self._reviewed[tid] = digest
-            self.review(name, claim="(the agent has been idle with its task open; it did not "
-                                    "say done)")
+            self.review(
+                name, claim="(the agent has been idle with its task open; it did not say done)"
+            )
 
     async def run(self) -> None:
         while True:
@@ -249,8 +275,10 @@ class TaskBoard:
         if task is None:
             raise SwarmError(f"{agent.name} has no open task to claim done")
         if task.status == PENDING:
-            raise SwarmError(f"{agent.name}'s task #{task.id} has not been delivered to it "
-                             "yet (its prompt is queued): nothing to claim")
+            raise SwarmError(
+                f"{agent.name}'s task #{task.id} has not been delivered to it "
+                "yet (its prompt is queued): nothing to claim"
+            )
         self.store.update_task(task.id, status=CLAIMED)
         self.review(agent.name, claim=note or "(no note)")
         return task
@@ -263,13 +291,16 @@ class TaskBoard:
             raise SwarmError(f"{agent.name} has no open task to review")
         tid = task.id
         if task.status == PENDING:
-            raise SwarmError(f"{agent.name}'s task #{tid} has not been delivered to it yet "
-                             "(its prompt is queued): nothing to review")
+            raise SwarmError(
+                f"{agent.name}'s task #{tid} has not been delivered to it yet "
+                "(its prompt is queued): nothing to review"
+            )
         running = self._reviews.get(tid)
         if running is not None and not running.done():
             return tid
-        self._reviews[tid] = asyncio.create_task(self._review(agent, tid, claim),
-                                                 name=f"review-{agent.name}")
+        self._reviews[tid] = asyncio.create_task(
+            self._review(agent, tid, claim), name=f"review-{agent.name}"
+        )
         return tid
 
     async def stop(self) -> None:
@@ -296,18 +327,31 @@ class TaskBoard:
         if task.verify:
             ok, output = await self._verify(agent, task)
             if not ok:
-                self._record(agent, task, "verify", Verdict(False, "the verify command failed: "
-                                                            + output), output)
+                self._record(
+                    agent,
+                    task,
+                    "verify",
+                    Verdict(False, "the verify command failed: " + output),
+                    output,
+                )
                 return
             verify_result = "passed: " + output
         review = review_number()
-        prompt = skill_text("judge", {
-            "review": review, "agent": agent.name, "spec": task.spec,
-            "verify": task.verify or "(none)",
-            "verify_result": verify_result, "claim": claim,
-            "change": await self.fleet.change_for_judge(agent),
-            "screen": "\n".join([ln.rstrip() for ln in agent.plain_screen()
-                                  if ln.strip()][-40:])})
+        prompt = skill_text(
+            "judge",
+            {
+                "review": review,
+                "agent": agent.name,
+                "spec": task.spec,
+                "verify": task.verify or "(none)",
+                "verify_result": verify_result,
+                "claim": claim,
+                "change": await self.fleet.change_for_judge(agent),
+                "screen": "\n".join(
+                    [ln.rstrip() for ln in agent.plain_screen() if ln.strip()][-40:]
+                ),
+            },
+        )
         judge = self.judge_for(task)
         if task.judge_command:
             who = judge_name(task.judge_command)
@@ -316,26 +360,31 @@ class TaskBoard:
             verdict, raw = await self._interactive(judge, prompt, review)
             who = judge.name
         else:
-            raise SwarmError("no judge: give the task a `judge` or `judge_command`, or add an "
-                             "agent with role 'judge'")
+            raise SwarmError(
+                "no judge: give the task a `judge` or `judge_command`, or add an "
+                "agent with role 'judge'"
+            )
         if verdict is None:
             self._verdict(agent, task, who, "none", "no verdict line, twice", raw)
             self.store.update_task(tid, status=NO_VERDICT, reasons="the judge gave no verdict")
-            self.fleet.listener.notice(f"{who} gave no verdict on {agent.name}'s task "
-                                       "(asked twice): a human should look")
+            self.fleet.listener.notice(
+                f"{who} gave no verdict on {agent.name}'s task (asked twice): a human should look"
+            )
             return
         self._record(agent, task, who, verdict, raw)
 
     async def _verify(self, agent: Agent, task: Task) -> tuple[bool, str]:
         host = self.fleet.link_of(agent).host
         cwd = agent.cwd or "."
-        rc, out = await host.shell(f"cd {shlex.quote(cwd)} && {task.verify}",
-                                   timeout=task.verify_timeout)
+        rc, out = await host.shell(
+            f"cd {shlex.quote(cwd)} && {task.verify}", timeout=task.verify_timeout
+        )
         tail = "\n".join(out.strip().splitlines()[-15:])
         return rc == 0, f"exit {rc}" + (f"\n{tail}" if tail else "")
 
-    async def _interactive(self, judge: Agent, prompt: str, review: str
-                           ) -> tuple[Verdict | None, str]:
+    async def _interactive(
+        self, judge: Agent, prompt: str, review: str
+    ) -> tuple[Verdict | None, str]:
         """Ask an agent of the fleet. Its screen shows the prompt it was sent (real CLIs
         echo it) and its older answers: only a line with this review's number that is not
         part of what it was sent is its verdict."""
@@ -350,14 +399,16 @@ class TaskBoard:
                 return verdict, "\n".join(screen)
         return None, "\n".join(judge.plain_screen())
 
-    async def _headless(self, command: str, prompt: str, review: str
-                        ) -> tuple[Verdict | None, str]:
+    async def _headless(self, command: str, prompt: str, review: str) -> tuple[Verdict | None, str]:
         raw = ""
         for text in (prompt, prompt + "\n\n" + ASK_AGAIN.format(review=review)):
             self.judge_log.append(f"$ {command}")
             proc = await asyncio.create_subprocess_shell(
-                command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT)
+                command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+            )
             try:
                 out, _ = await asyncio.wait_for(proc.communicate(text.encode()), JUDGE_TURN)
             except TimeoutError:
@@ -386,22 +437,27 @@ class TaskBoard:
         if rounds >= task.max_rounds or over_time:
             why = f"{rounds} reviews" if not over_time else "its time limit"
             self.store.update_task(tid, status=STOPPED, rounds=rounds, reasons=verdict.reasons)
-            self.fleet.listener.notice(f"{agent.name}'s task stopped after {why}, still "
-                                       f"incomplete: {verdict.reasons} — a human should look")
+            self.fleet.listener.notice(
+                f"{agent.name}'s task stopped after {why}, still "
+                f"incomplete: {verdict.reasons} — a human should look"
+            )
             self.kick(agent)  # the next task, if any: a stopped task does not block the queue
             return
         self.store.update_task(tid, status=INCOMPLETE, rounds=rounds, reasons=verdict.reasons)
-        text = skill_text("reprompt", {"agent": agent.name, "reasons": verdict.reasons,
-                                       "task": headline(task.spec)})
+        text = skill_text(
+            "reprompt",
+            {"agent": agent.name, "reasons": verdict.reasons, "task": headline(task.spec)},
+        )
         self.fleet.send([agent.name], text, sender="swarm", task=tid)
 
-    def _verdict(self, agent: Agent, task: Task, who: str, word: str, reasons: str,
-                 raw: str) -> None:
+    def _verdict(
+        self, agent: Agent, task: Task, who: str, word: str, reasons: str, raw: str
+    ) -> None:
         """Keep a verdict and tell the human (`[notify]` kind "verdict")."""
         self.store.add_verdict(task.id, who, word, reasons, raw[-4000:])
-        self.fleet.notifier.alert("verdict", agent.name,
-                                  verdict_text(agent.name, task.id, task.spec, word, who,
-                                               reasons))
+        self.fleet.notifier.alert(
+            "verdict", agent.name, verdict_text(agent.name, task.id, task.spec, word, who, reasons)
+        )
 
     def _focus_follows(self, agent: Agent) -> None:
         """An agent's focus label follows its current task."""
@@ -421,8 +477,7 @@ def judge_name(command: str) -> str:
     except ValueError:
         words = command.split()
     for word in words:
-        if word == "env" or word.startswith("-") or ("=" in word and "/" not in
-                                                      word.split("=")[0]):
+        if word == "env" or word.startswith("-") or ("=" in word and "/" not in word.split("=")[0]):
             continue
         return os.path.basename(word) or word
     return command.strip()[:40] or "headless judge"
@@ -432,8 +487,13 @@ def family(agent: Agent) -> str:
     if agent.spec.family:
         return agent.spec.family
     model = agent.spec.model.lower()
-    for key, fam in (("claude", "anthropic"), ("gpt", "openai"), ("o3", "openai"),
-                     ("gemini", "google"), ("mock", "mock")):
+    for key, fam in (
+        ("claude", "anthropic"),
+        ("gpt", "openai"),
+        ("o3", "openai"),
+        ("gemini", "google"),
+        ("mock", "mock"),
+    ):
         if key in model:
             return fam
     return agent.adapter.family or ("mock" if agent.spec.cli == "mock" else "")

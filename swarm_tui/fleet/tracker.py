@@ -41,8 +41,11 @@ class StateTracker:
         self.quiet_needed = self.adapter.idle_quiet
 
     def output(self, now: float) -> None:
-        if self.state is AgentState.IDLE and self.reading.state is None \
-                and now - self.since < 10 * self.quiet_needed:
+        if (
+            self.state is AgentState.IDLE
+            and self.reading.state is None
+            and now - self.since < 10 * self.quiet_needed
+        ):
             # idle from quiet alone, then output again soon: a command that prints every few
             # seconds, not one that finished. Wait longer than that gap before calling idle.
             gap = now - self.last_output
@@ -81,8 +84,7 @@ class StateTracker:
         self.state, self.since, self._candidate = state, now, None
 
     def _hold(self, wanted: AgentState) -> float:
-        if self.signal is not None and wanted is self.signal \
-                and self.signal_at >= self.last_output:
+        if self.signal is not None and wanted is self.signal and self.signal_at >= self.last_output:
             return 0.0
         if wanted is AgentState.UNREACHABLE:
             return 0.0
@@ -119,8 +121,12 @@ class StateTracker:
         seen = self.reading.state
         if seen is not None and seen is not self.state and not self.dead:
             return self.since  # the screen already disagrees (e.g. after `typed`): look now
-        if self.reading.state is None and self.state is not AgentState.IDLE \
-                and not self.dead and not self.streaming:
+        if (
+            self.reading.state is None
+            and self.state is not AgentState.IDLE
+            and not self.dead
+            and not self.streaming
+        ):
             return self.last_output + self.quiet_needed
         return None
 

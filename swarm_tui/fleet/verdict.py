@@ -15,8 +15,10 @@ import re
 import secrets
 from dataclasses import dataclass
 
-LINE = re.compile(r"^VERDICT(?:\s+\[?(R-[0-9a-f]{4,})\]?)?\s*:\s*(COMPLETE|INCOMPLETE)"
-                  r"(?:\s*:\s*(.*?))?\s*$")
+LINE = re.compile(
+    r"^VERDICT(?:\s+\[?(R-[0-9a-f]{4,})\]?)?\s*:\s*(COMPLETE|INCOMPLETE)"
+    r"(?:\s*:\s*(.*?))?\s*$"
+)
 DECORATION = re.compile(r"^[\s*_`>#●⏺•\-]+|[\s*_`]+$")
 
 

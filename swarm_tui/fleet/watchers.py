@@ -63,36 +63,61 @@ def agent_view(agent: Agent) -> AgentView:
 
 
 def host_view(link: HostLink) -> HostView:
-    gpus = None if link.gpus is None else [GpuView(index=g.index, util=g.util,
-                                                   mem_used=g.mem_used,
-                                                   mem_total=g.mem_total) for g in link.gpus]
-    return HostView(name=link.name, connected=link.connected, detail=link.detail,
-                    since=link.since, gpus=gpus, lease=link.lease, lease_ends=link.lease_ends)
+    gpus = (
+        None
+        if link.gpus is None
+        else [
+            GpuView(index=g.index, util=g.util, mem_used=g.mem_used, mem_total=g.mem_total)
+            for g in link.gpus
+        ]
+    )
+    return HostView(
+        name=link.name,
+        connected=link.connected,
+        detail=link.detail,
+        since=link.since,
+        gpus=gpus,
+        lease=link.lease,
+        lease_ends=link.lease_ends,
+    )
 
 
 def work_of(fleet: Watched) -> Work:
     store = fleet.store
     tasks = [TaskView.model_validate(t, from_attributes=True) for t in store.tasks()]
-    verdicts = [VerdictView(task=task, time=when, judge=who, verdict=verdict, reasons=why)
-                for task, when, who, verdict, why in store.all_verdicts()]
-    reminders = [ReminderView.model_validate(r, from_attributes=True)
-                 for r in store.reminders()]
+    verdicts = [
+        VerdictView(task=task, time=when, judge=who, verdict=verdict, reasons=why)
+        for task, when, who, verdict, why in store.all_verdicts()
+    ]
+    reminders = [ReminderView.model_validate(r, from_attributes=True) for r in store.reminders()]
     countdowns = fleet.reminders.countdowns(list(fleet.agents.values()))
-    return Work(tasks=tasks, verdicts=verdicts, reminders=reminders, countdowns=countdowns,
-                judge_log=fleet.tasks.judge_log[-JUDGE_LOG:])
+    return Work(
+        tasks=tasks,
+        verdicts=verdicts,
+        reminders=reminders,
+        countdowns=countdowns,
+        judge_log=fleet.tasks.judge_log[-JUDGE_LOG:],
+    )
 
 
-def snapshot_of(fleet: Watched, problems: list[str] | None = None,
-                partly: bool = False) -> Snapshot:
-    return Snapshot(fleet=fleet.name, layout_path=str(fleet.loaded.path),
-                    engine_pid=os.getpid(),
-                    agents=[agent_view(a) for a in fleet.agents.values()],
-                    hosts=[host_view(link) for link in fleet.links.values()],
-                    work=work_of(fleet),
-                    messages=[MessageView.model_validate(m, from_attributes=True)
-                              for m in fleet.store.messages(RECENT)],
-                    layout_problems=problems or [], layout_partly=partly,
-                    notify=notify_view(fleet))
+def snapshot_of(
+    fleet: Watched, problems: list[str] | None = None, partly: bool = False
+) -> Snapshot:
+    return Snapshot(
+        fleet=fleet.name,
+        layout_path=str(fleet.loaded.path),
+        engine_pid=os.getpid(),
+        agents=[agent_view(a) for a in fleet.agents.values()],
+        hosts=[host_view(link) for link in fleet.links.values()],
+        work=work_of(fleet),
+        messages=[
+            MessageView.model_validate(m, from_attributes=True)
+            for m in fleet.store.messages(RECENT)
+        ],
+        layout_problems=problems or [],
+        layout_partly=partly,
+        notify=notify_view(fleet),
+    )
 
 
 def notify_view(fleet: Watched) -> NotifyView:
@@ -103,8 +128,9 @@ def notify_view(fleet: Watched) -> NotifyView:
 class Watcher:
     """One attached watcher: what it shows, what it has not been sent yet."""
 
-    def __init__(self, writer: asyncio.StreamWriter, visible: set[str],
-                 on_gone: Callable[[Watcher], None]):
+    def __init__(
+        self, writer: asyncio.StreamWriter, visible: set[str], on_gone: Callable[[Watcher], None]
+    ):
         self.writer = writer
         self.visible = visible
         self.sizes: dict[str, tuple[int, int]] = {}  # its tiles' sizes, by agent
@@ -145,7 +171,8 @@ class Watcher:
                 data = b"".join(
                     [encode(e) for e in events]
                     + [encode(AgentChanged(agent=v)) for v in agents.values()]
-                    + [encode_screen(n, lines) for n, lines in screens.items()])
+                    + [encode_screen(n, lines) for n, lines in screens.items()]
+                )
                 if self.writer.is_closing():  # the view hung up (drain would have said)
                     break
                 self.writer.write(data)
@@ -190,8 +217,9 @@ class Watchers:
             self._work_task = asyncio.create_task(self._watch_work(), name="watchers-work")
         return watcher
 
-    def set_visible(self, watcher: Watcher, names: set[str],
-                    sizes: dict[str, tuple[int, int]] | None = None) -> None:
+    def set_visible(
+        self, watcher: Watcher, names: set[str], sizes: dict[str, tuple[int, int]] | None = None
+    ) -> None:
         new = names - watcher.visible
         watcher.visible = names
         if sizes is not None and sizes != watcher.sizes:
@@ -235,9 +263,12 @@ class Watchers:
             except sqlite3.Error as exc:  # a journal hiccup must not end the loop
                 self.notice(f"cannot read tasks for the watchers: {exc}")
                 continue
-            if self._work is None or self._countdowns_moved(self._work, work) or \
-                    work.model_copy(update={"countdowns": {}}) != \
-                    self._work.model_copy(update={"countdowns": {}}):
+            if (
+                self._work is None
+                or self._countdowns_moved(self._work, work)
+                or work.model_copy(update={"countdowns": {}})
+                != self._work.model_copy(update={"countdowns": {}})
+            ):
                 self._work, self._work_at = work, time.monotonic()
                 self._push(WorkChanged(work=work))
 
@@ -248,8 +279,10 @@ class Watchers:
         if sent.countdowns.keys() != work.countdowns.keys():
             return True
         gone = time.monotonic() - self._work_at
-        return any(abs(max(0.0, sent.countdowns[name] - gone) - left) > COUNTDOWN_SLACK
-                   for name, left in work.countdowns.items())
+        return any(
+            abs(max(0.0, sent.countdowns[name] - gone) - left) > COUNTDOWN_SLACK
+            for name, left in work.countdowns.items()
+        )
 
     def _push(self, event: BaseModel) -> None:
         for watcher in list(self.all):
@@ -261,8 +294,9 @@ class Watchers:
     async def close(self) -> None:
         """Let every watcher have what it was sent, then hang up."""
         deadline = time.monotonic() + 2
-        while any(w.events or w.agents or w.screens for w in self.all) and \
-                time.monotonic() < deadline:
+        while (
+            any(w.events or w.agents or w.screens for w in self.all) and time.monotonic() < deadline
+        ):
             await asyncio.sleep(0.02)
         for watcher in list(self.all):
             watcher.drop()
@@ -283,8 +317,9 @@ class Watchers:
 
     def message_changed(self, message: Message) -> None:
         if self.all:
-            self._push(MessageChanged(message=MessageView.model_validate(
-                message, from_attributes=True)))
+            self._push(
+                MessageChanged(message=MessageView.model_validate(message, from_attributes=True))
+            )
 
     def host_changed(self, host: str, connected: bool, detail: str) -> None:
         link = self.fleet.links.get(host)

@@ -47,8 +47,10 @@ def branch_problem(branch: str) -> str:
     """Why git would refuse a branch name built from the fleet's and an agent's names."""
     parts = branch.split("/")
     if ".." in branch or any(p.startswith(".") or p.endswith((".lock", ".")) for p in parts):
-        return (f"{branch} is not a valid git branch name (no '..', no part starting with "
-                "'.' or ending with '.' or '.lock'): rename the fleet or the agent")
+        return (
+            f"{branch} is not a valid git branch name (no '..', no part starting with "
+            "'.' or ending with '.' or '.lock'): rename the fleet or the agent"
+        )
     return ""
 
 
@@ -61,19 +63,37 @@ def _where(agent: Agent) -> str:
     return f"agent {agent.name!r} on {agent.spec.host}"
 
 
-async def prepare(host: Host, fleet: str, specs: list[ResolvedAgent], create: bool,
-                  checked: bool = False) -> tuple[dict[str, git.Prepared], list[str]]:
+async def prepare(
+    host: Host, fleet: str, specs: list[ResolvedAgent], create: bool, checked: bool = False
+) -> tuple[dict[str, git.Prepared], list[str]]:
     """Check (and with `create`, make) the worktrees of agents on one host: what each got,
     and one line per problem (agent, host, what to do). With `create`, a host where any
     check fails gets none: every agent is checked first (unless `checked` just now)."""
-    bad = {s.name: f"agent {s.name!r} on {s.host}: {why}" for s in specs
-           if (why := branch_problem(branch_of(fleet, s.name)))}
+    bad = {
+        s.name: f"agent {s.name!r} on {s.host}: {why}"
+        for s in specs
+        if (why := branch_problem(branch_of(fleet, s.name)))
+    }
     specs = sorted((s for s in specs if s.name not in bad), key=lambda s: s.repo)
 
     def calls(mode: str) -> str:
-        return "".join("one " + " ".join(shlex.quote(v) for v in (
-            mode, s.name, s.repo, worktree_path(fleet, s.name, s.host),
-            branch_of(fleet, s.name), s.base, f"{fleet}/{s.name}")) + "\n" for s in specs)
+        return "".join(
+            "one "
+            + " ".join(
+                shlex.quote(v)
+                for v in (
+                    mode,
+                    s.name,
+                    s.repo,
+                    worktree_path(fleet, s.name, s.host),
+                    branch_of(fleet, s.name),
+                    s.base,
+                    f"{fleet}/{s.name}",
+                )
+            )
+            + "\n"
+            for s in specs
+        )
 
     script = git.PREPARE + "failed=\n"
     if not create:
@@ -101,9 +121,14 @@ async def prepare(host: Host, fleet: str, specs: list[ResolvedAgent], create: bo
 class Worktrees:
     """The fleet's worktrees: prepared per host, read per agent."""
 
-    def __init__(self, fleet: str, host_of: Callable[[Agent], Host],
-                 changed: Callable[[Agent], None], notice: Callable[[str], None],
-                 agents: Callable[[], Iterable[Agent]] = tuple):
+    def __init__(
+        self,
+        fleet: str,
+        host_of: Callable[[Agent], Host],
+        changed: Callable[[Agent], None],
+        notice: Callable[[str], None],
+        agents: Callable[[], Iterable[Agent]] = tuple,
+    ):
         self.fleet = fleet
         self._agents = agents
         self._host_of = host_of
@@ -115,19 +140,20 @@ class Worktrees:
         self._tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ preparing
-    async def prepare(self, host: Host, agents: Iterable[Agent], create: bool,
-                      checked: bool = False) -> None:
+    async def prepare(
+        self, host: Host, agents: Iterable[Agent], create: bool, checked: bool = False
+    ) -> None:
         """Check (and with `create`, make or re-attach) the worktrees of a host's agents.
         Every problem is one line naming agent, host and what to do; with any, nothing is
         created on this host and ConfigError is raised."""
         mine = [a for a in agents if a.spec.worktree]
         if not mine:
             return
-        found, problems = await prepare(host, self.fleet, [a.spec for a in mine], create,
-                                        checked)
+        found, problems = await prepare(host, self.fleet, [a.spec for a in mine], create, checked)
         if problems:
-            raise ConfigError("\n".join(f"{p} (worktree = true; no agent was started)"
-                                        for p in problems))
+            raise ConfigError(
+                "\n".join(f"{p} (worktree = true; no agent was started)" for p in problems)
+            )
         if create:
             made: dict[str, int] = {}
             for agent in mine:
@@ -136,8 +162,10 @@ class Worktrees:
                 made[got.how] = made.get(got.how, 0) + 1
                 self.refresh(agent)
             if made.get("created") or made.get("reattached"):
-                self._notice(f"worktrees on {host.name}: " + ", ".join(
-                    f"{n} {how}" for how, n in sorted(made.items())))
+                self._notice(
+                    f"worktrees on {host.name}: "
+                    + ", ".join(f"{n} {how}" for how, n in sorted(made.items()))
+                )
 
     # ------------------------------------------------------------------ reading
     def refresh(self, agent: Agent) -> None:
@@ -161,8 +189,11 @@ class Worktrees:
                         view = await self.read(agent, patches=False)
                         agent.changes = _summary(view)
                     except SwarmError as exc:
-                        agent.changes = ChangeView(branch=branch_of(self.fleet, agent.name),
-                                                   base=agent.base, error=str(exc))
+                        agent.changes = ChangeView(
+                            branch=branch_of(self.fleet, agent.name),
+                            base=agent.base,
+                            error=str(exc),
+                        )
                 self._changed(agent)
         finally:
             self._reading.discard(agent.name)
@@ -175,8 +206,9 @@ class Worktrees:
     async def read(self, agent: Agent, patches: bool = True) -> DiffView:
         """The agent's change against its base, read now on its host."""
         if not agent.workdir:
-            raise SwarmError(f"{agent.name} has no worktree (worktree = true in the layout "
-                             "gives it one)")
+            raise SwarmError(
+                f"{agent.name} has no worktree (worktree = true in the layout gives it one)"
+            )
         marked = git.Marked()
         script = git.read_script(marked, agent.workdir, agent.base, patches)
         rc, out = await self._host_of(agent).shell(sh(script), timeout=READ_TIMEOUT)
@@ -186,26 +218,44 @@ class Worktrees:
             raise SwarmError(f"{_where(agent)}: its worktree could not be read: {why}")
         untracked = frozenset(n.removeprefix("./") for n in git.names(parts["untracked"]))
         large = [n.removeprefix("./") for n in git.names(parts["large"])]
-        files = (git.parse_numstat(parts["committed"], "committed")
-                 + git.parse_numstat(parts["uncommitted"], "uncommitted", untracked))
-        files += [DiffFileView(path=n, binary=True, part="uncommitted", untracked=True)
-                  for n in large]
-        totals = git.parse_numstat(parts["all"], "uncommitted") + files[len(files) - len(large):]
-        trimmed = (f"{len(large)} untracked file(s) of {git.UNTRACKED_MAX_KB // 1024} MB or "
-                   "more are listed, not read") if large else ""
-        committed, uncommitted = parts.get("committed_patch", ""), parts.get(
-            "uncommitted_patch", "")
+        files = git.parse_numstat(parts["committed"], "committed") + git.parse_numstat(
+            parts["uncommitted"], "uncommitted", untracked
+        )
+        files += [
+            DiffFileView(path=n, binary=True, part="uncommitted", untracked=True) for n in large
+        ]
+        totals = git.parse_numstat(parts["all"], "uncommitted") + files[len(files) - len(large) :]
+        trimmed = (
+            (
+                f"{len(large)} untracked file(s) of {git.UNTRACKED_MAX_KB // 1024} MB or "
+                "more are listed, not read"
+            )
+            if large
+            else ""
+        )
+        committed, uncommitted = (
+            parts.get("committed_patch", ""),
+            parts.get("uncommitted_patch", ""),
+        )
         if max(len(committed), len(uncommitted)) >= git.PATCH_MAX:
             trimmed = "; ".join(filter(None, [trimmed, f"patches cut at {git.PATCH_MAX} bytes"]))
         return DiffView(
-            agent=agent.name, host=agent.spec.host, worktree=agent.workdir,
-            branch=branch_of(self.fleet, agent.name), base=agent.base,
+            agent=agent.name,
+            host=agent.spec.host,
+            worktree=agent.workdir,
+            branch=branch_of(self.fleet, agent.name),
+            base=agent.base,
             merge_base=parts["mb"].strip(),
             commits=[c for c in parts.get("commits", "").splitlines() if c],
-            files=files, committed=committed, uncommitted=uncommitted, trimmed=trimmed,
+            files=files,
+            committed=committed,
+            uncommitted=uncommitted,
+            trimmed=trimmed,
             conflicts=git.conflicts(parts["conflicts"], parts["merge_rc"]),
-            added=sum(f.added for f in totals), deleted=sum(f.deleted for f in totals),
-            changed=len({f.path for f in totals}))
+            added=sum(f.added for f in totals),
+            deleted=sum(f.deleted for f in totals),
+            changed=len({f.path for f in totals}),
+        )
 
     async def for_judge(self, agent: Agent) -> str:
         """The change as a judge's review prompt carries it: the files with their counts,
@@ -216,8 +266,9 @@ class Worktrees:
             view = await self.read(agent, patches=True)
         except SwarmError as exc:
             return f"(its change could not be read: {exc})"
-        lines = [f"Branch {view.branch} against {view.base} (worktree {view.worktree} on "
-                 f"{view.host}):"]
+        lines = [
+            f"Branch {view.branch} against {view.base} (worktree {view.worktree} on {view.host}):"
+        ]
         for f in view.files:
             counts = "binary" if f.binary else f"+{f.added} -{f.deleted}"
             name = f"{f.old_path} -> {f.path}" if f.old_path else f.path
@@ -232,16 +283,26 @@ class Worktrees:
             kept, left = git.trim(patch, limit)
             text += "\n\nThe diff:\n" + kept
             if left:
-                text += (f"\n[{len(left)} file(s) left out of this prompt to keep it under "
-                         f"{limit} characters: " + "; ".join(left[:20])
-                         + (" …" if len(left) > 20 else "") + ". Read them in the worktree.]")
+                text += (
+                    f"\n[{len(left)} file(s) left out of this prompt to keep it under "
+                    f"{limit} characters: "
+                    + "; ".join(left[:20])
+                    + (" …" if len(left) > 20 else "")
+                    + ". Read them in the worktree.]"
+                )
         if view.trimmed:
             text += f"\n[{view.trimmed}]"
         return text
 
     # ------------------------------------------------------------------ merging
-    async def merge(self, agent: Agent, into: str = "", squash: bool = False,
-                    force: bool = False, check: bool = False) -> str:
+    async def merge(
+        self,
+        agent: Agent,
+        into: str = "",
+        squash: bool = False,
+        force: bool = False,
+        check: bool = False,
+    ) -> str:
         """Merge the agent's branch into its base (or `into`) without touching any worktree
         but the base's own clean checkout; one line saying what was done (with `check`: what
         a merge would do, nothing changed). Refused (raises) on conflicts, a dirty base
@@ -252,12 +313,25 @@ class Worktrees:
         into = into or agent.base
         branch = branch_of(self.fleet, agent.name)
         repo = agent.spec.repo
-        message = (f"Merge {branch} into {into}" if not squash else
-                   f"{agent.name}'s work (squashed {branch})")
-        script = git.PRELUDE + git.assign(
-            repo=repo, wt=agent.workdir, br=branch, into=into, message=message,
-            squash="1" if squash else "0", force="1" if force else "0",
-            check="1" if check else "0") + git.MERGE
+        message = (
+            f"Merge {branch} into {into}"
+            if not squash
+            else f"{agent.name}'s work (squashed {branch})"
+        )
+        script = (
+            git.PRELUDE
+            + git.assign(
+                repo=repo,
+                wt=agent.workdir,
+                br=branch,
+                into=into,
+                message=message,
+                squash="1" if squash else "0",
+                force="1" if force else "0",
+                check="1" if check else "0",
+            )
+            + git.MERGE
+        )
         rc, out = await self._host_of(agent).shell(sh(script), timeout=MERGE_TIMEOUT)
         lines = out.strip().splitlines() or [f"exit {rc}"]
         left = 0
@@ -265,46 +339,75 @@ class Worktrees:
             left = int(lines.pop(0)[5:])
             lines = lines or [f"exit {rc}"]
         word, _, rest = lines[0].partition(" ")
-        stays = (f"; {left} uncommitted file(s) stay in {agent.name}'s worktree (no merge "
-                 "takes them: ask it to commit)") if left else ""
+        stays = (
+            (
+                f"; {left} uncommitted file(s) stay in {agent.name}'s worktree (no merge "
+                "takes them: ask it to commit)"
+            )
+            if left
+            else ""
+        )
         if not check:
             self.refresh(agent)
         if word == "READY":
-            return (f"would merge {rest} commit(s) of {branch} into {into}"
-                    f"{' as one squashed commit' if squash else ''}{stays}")
+            return (
+                f"would merge {rest} commit(s) of {branch} into {into}"
+                f"{' as one squashed commit' if squash else ''}{stays}"
+            )
         if word == "MERGED":
             for other in self._agents():  # the base moved: their conflicts may have changed
-                if other is not agent and other.spec.repo == repo and other.spec.host == \
-                        agent.spec.host:
+                if (
+                    other is not agent
+                    and other.spec.repo == repo
+                    and other.spec.host == agent.spec.host
+                ):
                     self.refresh(other)
             commit, _, at = rest.partition(" ")
             where = f", its checkout {at} moved forward" if at else ""
-            after = (f"; the branch keeps its own commits, so ask {agent.name} to merge "
-                     f"{into} into it before it goes on (or its next change conflicts)"
-                     ) if squash else ""
-            return (f"merged {branch} into {into} ({'squashed, ' if squash else ''}commit "
-                    f"{commit}{where}){stays}{after}")
+            after = (
+                (
+                    f"; the branch keeps its own commits, so ask {agent.name} to merge "
+                    f"{into} into it before it goes on (or its next change conflicts)"
+                )
+                if squash
+                else ""
+            )
+            return (
+                f"merged {branch} into {into} ({'squashed, ' if squash else ''}commit "
+                f"{commit}{where}){stays}{after}"
+            )
         if word == "NOTHING":
             return f"nothing to merge: {into} already has everything {branch} holds{stays}"
         if word == "CONFLICT":
             files = ", ".join(lines[1:21]) + (" …" if len(lines) > 21 else "")
-            raise SwarmError(f"{branch} conflicts with {into} in {files}: nothing was merged "
-                             f"({into} is untouched); ask {agent.name} to merge {into} into "
-                             "its branch and resolve them")
+            raise SwarmError(
+                f"{branch} conflicts with {into} in {files}: nothing was merged "
+                f"({into} is untouched); ask {agent.name} to merge {into} into "
+                "its branch and resolve them"
+            )
         if word == "DIRTY":
-            raise SwarmError(f"{into} is checked out at {rest} with uncommitted changes: "
-                             "nothing was merged (commit or stash them there, then merge)")
+            raise SwarmError(
+                f"{into} is checked out at {rest} with uncommitted changes: "
+                "nothing was merged (commit or stash them there, then merge)"
+            )
         if word == "UNCOMMITTED":
-            raise SwarmError(f"{agent.name}'s worktree has {rest} uncommitted file(s): nothing "
-                             f"was merged; ask it to commit, or --force merges its commits "
-                             "only")
+            raise SwarmError(
+                f"{agent.name}'s worktree has {rest} uncommitted file(s): nothing "
+                f"was merged; ask it to commit, or --force merges its commits "
+                "only"
+            )
         raise SwarmError(f"{_where(agent)}: merge failed: {rest or lines[0]}")
 
 
 def _summary(view: DiffView) -> ChangeView:
-    return ChangeView(added=view.added, deleted=view.deleted, files=view.changed,
-                      branch=view.branch, base=view.base,
-                      conflicts=None if view.conflicts is None else bool(view.conflicts))
+    return ChangeView(
+        added=view.added,
+        deleted=view.deleted,
+        files=view.changed,
+        branch=view.branch,
+        base=view.base,
+        conflicts=None if view.conflicts is None else bool(view.conflicts),
+    )
 
 
 async def clean(host: Host, fleet: str, specs: list[ResolvedAgent]) -> list[str]:
@@ -313,9 +416,21 @@ async def clean(host: Host, fleet: str, specs: list[ResolvedAgent]) -> list[str]
     mine = [s for s in specs if s.worktree]
     if not mine:
         return []
-    calls = "".join("one " + " ".join(shlex.quote(v) for v in (
-        s.name, s.repo, worktree_path(fleet, s.name, s.host), branch_of(fleet, s.name),
-        s.base)) + "\n" for s in mine)
+    calls = "".join(
+        "one "
+        + " ".join(
+            shlex.quote(v)
+            for v in (
+                s.name,
+                s.repo,
+                worktree_path(fleet, s.name, s.host),
+                branch_of(fleet, s.name),
+                s.base,
+            )
+        )
+        + "\n"
+        for s in mine
+    )
     rc, out = await host.shell(sh(git.CLEAN + calls), timeout=120)
     done = {name: (what, detail) for name, what, detail in git.parse_clean(out)}
     lines = []
@@ -335,8 +450,10 @@ def merge_refusal(agent: str, tasks: list[Task]) -> str:
     last = tasks[-1]
     open_ = [t for t in tasks if t.status in OPEN_TASK]
     if open_:
-        return (f"{agent}'s task #{open_[0].id} is {open_[0].status}, not complete: nothing "
-                f"was merged{force}")
+        return (
+            f"{agent}'s task #{open_[0].id} is {open_[0].status}, not complete: nothing "
+            f"was merged{force}"
+        )
     if last.status != TaskStatus.COMPLETE:
         return f"{agent}'s last task #{last.id} is {last.status}: nothing was merged{force}"
     return ""

@@ -76,8 +76,11 @@ class Host(Protocol):
 JOB_SUSPENDED = "suspended"
 
 # GPU utilisation and memory, one CSV line per GPU (index, util %, MiB used, MiB total)
-GPU_QUERY = ("nvidia-smi", "--query-gpu=index,utilization.gpu,memory.used,memory.total",
-             "--format=csv,noheader,nounits")
+GPU_QUERY = (
+    "nvidia-smi",
+    "--query-gpu=index,utilization.gpu,memory.used,memory.total",
+    "--format=csv,noheader,nounits",
+)
 
 
 # each pane's process is the leader of its own process group, and an agent's helpers stay in
@@ -97,11 +100,22 @@ async def ensure_session(host: Host, *where: str) -> bool:
     e.g. `-c DIR`); True if it already existed."""
     if await host.session_exists():
         return True
-    rc, out = await host.run("new-session", "-d", "-s", host.session, "-n", "_swarm",
-                             "-x", "120", "-y", "40", *where, "sleep 2147483647")
+    rc, out = await host.run(
+        "new-session",
+        "-d",
+        "-s",
+        host.session,
+        "-n",
+        "_swarm",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        *where,
+        "sleep 2147483647",
+    )
     if rc != 0 and not await host.session_exists():
-        raise TmuxError(f"{host.name}: cannot start tmux session {host.session!r}: "
-                        f"{out.strip()}")
+        raise TmuxError(f"{host.name}: cannot start tmux session {host.session!r}: {out.strip()}")
     return False
 
 

@@ -70,8 +70,7 @@ class LocalHost:
 
     name = "local"
 
-    def __init__(self, socket_name: str, session: str, tmux: str = "tmux",
-                 socket_path: str = ""):
+    def __init__(self, socket_name: str, session: str, tmux: str = "tmux", socket_path: str = ""):
         self.socket_name = socket_name
         self.session = session
         self.tmux = tmux
@@ -102,8 +101,11 @@ class LocalHost:
 
     async def shell(self, command: str, timeout: float = 30.0) -> tuple[int, str]:
         proc = await asyncio.create_subprocess_shell(
-            command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT)
+            command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
         try:
             out, _ = await asyncio.wait_for(proc.communicate(), timeout)
         except TimeoutError:
@@ -145,8 +147,9 @@ class LocalHost:
 
     async def open_control(self, on_event: Callable[[Event], None]) -> ControlClient:
         self._proc = await asyncio.create_subprocess_exec(
-            *self.argv("-C", "attach-session", "-t", f"={self.session}",
-                       "-f", "pause-after=5,ignore-size"),
+            *self.argv(
+                "-C", "attach-session", "-t", f"={self.session}", "-f", "pause-after=5,ignore-size"
+            ),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
@@ -165,8 +168,18 @@ class LocalHost:
 
     def attach_argv(self, window: str) -> list[str]:
         """The command that hands the user's terminal to one agent's window."""
-        return [self.tmux, "-L", self.socket_name, "select-window", "-t", window, ";",
-                "attach-session", "-t", f"={self.session}"]
+        return [
+            self.tmux,
+            "-L",
+            self.socket_name,
+            "select-window",
+            "-t",
+            window,
+            ";",
+            "attach-session",
+            "-t",
+            f"={self.session}",
+        ]
 
     async def kill_server(self) -> None:
         await kill_server(self)

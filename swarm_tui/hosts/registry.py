@@ -30,8 +30,10 @@ def make_hosts(loaded: LoadedLayout) -> dict[str, Host]:
             from swarm_tui.hosts.ssh import SSHHost  # asyncssh only when a layout needs it
 
             if table[key].slurm is not None:
-                raise ConfigError(f"hosts.{key}: a Slurm allocation whose nodes are not known "
-                                  f"yet (`swarm up` asks Slurm for them)")
+                raise ConfigError(
+                    f"hosts.{key}: a Slurm allocation whose nodes are not known "
+                    f"yet (`swarm up` asks Slurm for them)"
+                )
 
             spec, socket = table[key], f"{tmux_socket_name(fleet)}-{key}"
             if spec.transport == "srun":

@@ -119,8 +119,9 @@ class RemoteHost:
     # three); a transport whose commands' processes end with them (srun) starts it apart
     session_in_setup = True
 
-    def __init__(self, name: str, spec: HostSpec, socket_name: str, session: str,
-                 transport: Transport):
+    def __init__(
+        self, name: str, spec: HostSpec, socket_name: str, session: str, transport: Transport
+    ):
         self.name = name
         self.spec = spec
         self.socket_name = socket_name
@@ -162,8 +163,9 @@ class RemoteHost:
             await asyncio.wait_for(self._prepare(), 60)
         except TimeoutError:
             await self.close()
-            raise HostUnreachable(f"{self.name}: no answer while preparing the node (60 s)"
-                                  ) from None
+            raise HostUnreachable(
+                f"{self.name}: no answer while preparing the node (60 s)"
+            ) from None
         except HostUnreachable:
             await self.close()
             raise
@@ -175,12 +177,14 @@ class RemoteHost:
         a server found without it: `@swarm_conf`, set by swarm.conf)."""
         tmux = shlex.join([self.spec.tmux, "-L", self.socket_name, "-f", "/dev/null"])
         # found: given swarm's config unless it has it (made by a set-up that then failed)
-        return (f"if {tmux} has-session -t {shlex.quote('=' + self.session)} 2>/dev/null; "
-                "then echo SWARM-SESSION-FOUND; "
-                f'[ "$({tmux} show-options -gqv @swarm_conf)" = 1 ] || made=made; '
-                f"elif {tmux} new-session -d -s "
-                f"{shlex.quote(self.session)} -n _swarm -x 120 -y 40 'sleep 2147483647'; "
-                "then echo SWARM-SESSION-MADE; made=made; fi; ")
+        return (
+            f"if {tmux} has-session -t {shlex.quote('=' + self.session)} 2>/dev/null; "
+            "then echo SWARM-SESSION-FOUND; "
+            f'[ "$({tmux} show-options -gqv @swarm_conf)" = 1 ] || made=made; '
+            f"elif {tmux} new-session -d -s "
+            f"{shlex.quote(self.session)} -n _swarm -x 120 -y 40 'sleep 2147483647'; "
+            "then echo SWARM-SESSION-MADE; made=made; fi; "
+        )
 
     async def _prepare(self) -> None:
         """One command on the node (each costs a login shell there): its shell says tmux's
@@ -191,22 +195,31 @@ class RemoteHost:
         them."""
         top = f".cache/swarm/{self.socket_name}"
         tmux = [self.spec.tmux, "-L", self.socket_name, "-f", f"~/{top}/swarm.conf"]
-        options = {"gpu": GPU_QUERY, "every": GPU_EVERY,
-                   "control": {"path": f"~/{top}/control.sock", "argv": self._attach_args()}}
-        payload = json.dumps({
-            "dir": top,
-            "files": {
-                "swarm.conf": ((PKG / "tmux" / "swarm.conf").read_text(), 0o600),
-                "bin/swarm": ("#!/usr/bin/env python3\n" + (PKG / "client.py").read_text(),
-                              0o755),
-                "bin/swarm-mock-agent": ("#!/usr/bin/env python3\n"
-                                         + (PKG / "agents" / "mock.py").read_text(), 0o755),
-                "relay.py": ((PKG / "relay.py").read_text(), 0o600),
-            },
-            "tmux": tmux,
-            "memo": [self._memo, self.spec.python],
-            "relay": [f"~/{top}/swarm.sock", json.dumps(tmux), json.dumps(options)],
-        })
+        options = {
+            "gpu": GPU_QUERY,
+            "every": GPU_EVERY,
+            "control": {"path": f"~/{top}/control.sock", "argv": self._attach_args()},
+        }
+        payload = json.dumps(
+            {
+                "dir": top,
+                "files": {
+                    "swarm.conf": ((PKG / "tmux" / "swarm.conf").read_text(), 0o600),
+                    "bin/swarm": (
+                        "#!/usr/bin/env python3\n" + (PKG / "client.py").read_text(),
+                        0o755,
+                    ),
+                    "bin/swarm-mock-agent": (
+                        "#!/usr/bin/env python3\n" + (PKG / "agents" / "mock.py").read_text(),
+                        0o755,
+                    ),
+                    "relay.py": ((PKG / "relay.py").read_text(), 0o600),
+                },
+                "tmux": tmux,
+                "memo": [self._memo, self.spec.python],
+                "relay": [f"~/{top}/swarm.sock", json.dumps(tmux), json.dumps(options)],
+            }
+        )
         relay = None
         try:
             relay = await self.transport.spawn(
@@ -214,7 +227,8 @@ class RemoteHost:
                 + (self._session_setup() if self.session_in_setup else "")
                 # after tmux: its server must not hold the channel's stderr (fd 3) open
                 + self._interpreter(top)
-                + f"}} 2>&1; exec 3>&2 2>&1; exec \"$p\" -c {shlex.quote(BOOT)} $made")
+                + f'}} 2>&1; exec 3>&2 2>&1; exec "$p" -c {shlex.quote(BOOT)} $made'
+            )
             relay.write(payload.encode() + b"\n")
             await relay.drain()
             lines: list[str] = []
@@ -222,8 +236,10 @@ class RemoteHost:
                 lines.append(line.decode(errors="replace").rstrip("\r\n"))
             self._check_setup(lines)
             if not line:
-                raise HostUnreachable(f"{self.name}: the node relay did not start: "
-                                      f"{lines[-1] if lines else 'no output'}")
+                raise HostUnreachable(
+                    f"{self.name}: the node relay did not start: "
+                    f"{lines[-1] if lines else 'no output'}"
+                )
         except BaseException:
             if relay is not None:
                 relay.close()
@@ -242,29 +258,44 @@ class RemoteHost:
         the interpreter behind it ~15 (Ansible remembers a host's interpreter likewise)."""
         python = shlex.quote(self.spec.python)
         memo = '"$HOME"/' + shlex.quote(f"{top}/{self._memo}")
-        return (f"w=; p=; {{ read -r w && read -r p; }} 2>/dev/null < {memo}; "
-                f'[ "$w" = {python} ] && [ -x "$p" ] && "$p" -c "" 2>/dev/null || p={python}; ')
+        return (
+            f"w=; p=; {{ read -r w && read -r p; }} 2>/dev/null < {memo}; "
+            f'[ "$w" = {python} ] && [ -x "$p" ] && "$p" -c "" 2>/dev/null || p={python}; '
+        )
 
     def _check_setup(self, lines: list[str]) -> None:
         """What the set-up printed: $HOME, tmux's version, the files written, the session."""
-        self._session_found = (True if "SWARM-SESSION-FOUND" in lines else
-                               False if "SWARM-SESSION-MADE" in lines else None)
-        homes = [ln[len("SWARM-HOME "):] for ln in lines if ln.startswith("SWARM-HOME ")]
+        self._session_found = (
+            True
+            if "SWARM-SESSION-FOUND" in lines
+            else False
+            if "SWARM-SESSION-MADE" in lines
+            else None
+        )
+        homes = [ln[len("SWARM-HOME ") :] for ln in lines if ln.startswith("SWARM-HOME ")]
         if not homes:
-            raise HostUnreachable(f"{self.name}: cannot run {self.spec.python} on the node "
-                                  f"(swarm needs Python 3 there; set the host's `python`): "
-                                  + (lines[-1].strip() if lines else "no output"))
+            raise HostUnreachable(
+                f"{self.name}: cannot run {self.spec.python} on the node "
+                f"(swarm needs Python 3 there; set the host's `python`): "
+                + (lines[-1].strip() if lines else "no output")
+            )
         self.home = homes[0].strip()
         if not any(ln.startswith("tmux ") for ln in lines):
-            raise HostUnreachable(f"{self.name}: tmux not found on the node: install tmux "
-                                  f"{MIN_TMUX[0]}.{MIN_TMUX[1]}+ there")
+            raise HostUnreachable(
+                f"{self.name}: tmux not found on the node: install tmux "
+                f"{MIN_TMUX[0]}.{MIN_TMUX[1]}+ there"
+            )
         self.tmux_version = parse_version(next(ln for ln in lines if ln.startswith("tmux ")))
         if self.tmux_version < MIN_TMUX:
-            raise HostUnreachable(f"{self.name}: tmux {self.tmux_version} on the node is too "
-                                  f"old: swarm needs {MIN_TMUX[0]}.{MIN_TMUX[1]}+")
+            raise HostUnreachable(
+                f"{self.name}: tmux {self.tmux_version} on the node is too "
+                f"old: swarm needs {MIN_TMUX[0]}.{MIN_TMUX[1]}+"
+            )
         if "SWARM-FILES-WRITTEN" not in lines:
-            raise HostUnreachable(f"{self.name}: cannot write swarm's files in {self.dir} "
-                                  f"with {self.spec.python}: {lines[-1]}")
+            raise HostUnreachable(
+                f"{self.name}: cannot write swarm's files in {self.dir} "
+                f"with {self.spec.python}: {lines[-1]}"
+            )
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
@@ -289,8 +320,9 @@ class RemoteHost:
         if self.requests is None:
             reply: dict[str, Any] = {"ok": False, "error": "swarm is starting: try again"}
         else:
-            reply = await self.requests(str(frame.get("line", "")).encode(), self.name,
-                                        str(frame.get("agent", "")))
+            reply = await self.requests(
+                str(frame.get("line", "")).encode(), self.name, str(frame.get("agent", ""))
+            )
         try:
             relay.write(json.dumps({"id": frame["id"], "reply": reply}).encode() + b"\n")
         except Exception:  # noqa: BLE001 - the link went: the node's client hears the hang-up
@@ -306,8 +338,9 @@ class RemoteHost:
         await self.transport.close()
 
     # ------------------------------------------------------------------ commands
-    async def shell(self, command: str, timeout: float = 30.0,
-                    stdin: str | None = None) -> tuple[int, str]:
+    async def shell(
+        self, command: str, timeout: float = 30.0, stdin: str | None = None
+    ) -> tuple[int, str]:
         if not self.transport.connected:
             raise HostUnreachable(f"{self.name}: not connected")
         return await self.transport.run(command, stdin, timeout)
@@ -316,8 +349,9 @@ class RemoteHost:
         return [self.spec.tmux, "-L", self.socket_name, "-f", self.conf, *args]
 
     async def run(self, *args: str, stdin: bytes | None = None) -> tuple[int, str]:
-        return await self.shell(shlex.join(self.tmux_argv(*args)),
-                                stdin=stdin.decode() if stdin is not None else None)
+        return await self.shell(
+            shlex.join(self.tmux_argv(*args)), stdin=stdin.decode() if stdin is not None else None
+        )
 
     async def read_gpus(self) -> str | None:
         """What the relay last read (it runs nvidia-smi every GPU_EVERY seconds on the node:
@@ -340,8 +374,7 @@ class RemoteHost:
             await self.run("kill-session", "-t", f"={self.session}")
 
     def _attach_args(self) -> list[str]:
-        return ["-C", "attach-session", "-t", f"={self.session}", "-f",
-                "pause-after=5,ignore-size"]
+        return ["-C", "attach-session", "-t", f"={self.session}", "-f", "pause-after=5,ignore-size"]
 
     async def open_control(self, on_event: Callable[[Event], None]) -> ControlClient:
         """tmux in control mode on the node: through the relay's control socket (an SSH
@@ -372,8 +405,13 @@ class RemoteHost:
         )
 
     def attach_argv(self, window: str) -> list[str]:
-        return self.transport.terminal_argv(shlex.join(self.tmux_argv(
-            "select-window", "-t", window, ";", "attach-session", "-t", f"={self.session}")))
+        return self.transport.terminal_argv(
+            shlex.join(
+                self.tmux_argv(
+                    "select-window", "-t", window, ";", "attach-session", "-t", f"={self.session}"
+                )
+            )
+        )
 
     async def kill_server(self) -> None:
         await kill_server(self)

@@ -30,8 +30,19 @@ from swarm_tui.hosts.base import JOB_SUSPENDED
 COMMANDS = ("sbatch", "squeue", "scontrol", "scancel")
 POLL = 2.0  # seconds between two looks at a pending job
 SAY_EVERY = 15.0  # seconds between two lines about a job still pending (and on any change)
-ENDED = ("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "PREEMPTED", "NODE_FAIL",
-         "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY", "REVOKED", "SPECIAL_EXIT")
+ENDED = (
+    "COMPLETED",
+    "CANCELLED",
+    "FAILED",
+    "TIMEOUT",
+    "PREEMPTED",
+    "NODE_FAIL",
+    "BOOT_FAIL",
+    "DEADLINE",
+    "OUT_OF_MEMORY",
+    "REVOKED",
+    "SPECIAL_EXIT",
+)
 
 Say = Callable[[str], None]
 
@@ -54,16 +65,25 @@ def missing_commands() -> list[str]:
 
 def missing_line() -> str:
     missing = missing_commands()
-    return (f"Slurm's {', '.join(missing)} not found on this machine: run swarm on the "
+    return (
+        (
+            f"Slurm's {', '.join(missing)} not found on this machine: run swarm on the "
             "cluster's login node, or install Slurm's client commands (Debian: slurm-client) "
-            "with the cluster's slurm.conf") if missing else ""
+            "with the cluster's slurm.conf"
+        )
+        if missing
+        else ""
+    )
 
 
 async def _run(*argv: str, timeout: float = 30.0) -> tuple[int, str, str]:
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE)
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
     except FileNotFoundError:
         raise ConfigError(missing_line() or f"{argv[0]}: not found") from None
     try:
@@ -113,10 +133,20 @@ def _gpus(info: dict[str, str]) -> int:
 
 
 def sbatch_argv(fleet: str, key: str, spec: SlurmSpec) -> list[str]:
-    argv = ["sbatch", "--parsable", f"--job-name=swarm-{fleet}-{key}", f"--nodes={spec.nodes}",
-            "--output=/dev/null", "--error=/dev/null"]
-    for flag, value in (("--partition", spec.partition), ("--time", spec.time),
-                        ("--account", spec.account), ("--qos", spec.qos)):
+    argv = [
+        "sbatch",
+        "--parsable",
+        f"--job-name=swarm-{fleet}-{key}",
+        f"--nodes={spec.nodes}",
+        "--output=/dev/null",
+        "--error=/dev/null",
+    ]
+    for flag, value in (
+        ("--partition", spec.partition),
+        ("--time", spec.time),
+        ("--account", spec.account),
+        ("--qos", spec.qos),
+    ):
         if value:
             argv.append(f"{flag}={value}")
     if spec.gpus_per_node:
@@ -152,15 +182,18 @@ async def wait_running(key: str, job: int, say: Say, poll: float = POLL) -> dict
             return info
         if not info or state in ENDED:
             why = info.get("Reason", "None")
-            raise ConfigError(f"hosts.{key}: Slurm job {job} is {state or 'gone'}"
-                              f"{f' ({why})' if why != 'None' else ''}: its nodes cannot be "
-                              "used (drop `job` to let swarm ask for an allocation, or name a "
-                              "running job)")
+            raise ConfigError(
+                f"hosts.{key}: Slurm job {job} is {state or 'gone'}"
+                f"{f' ({why})' if why != 'None' else ''}: its nodes cannot be "
+                "used (drop `job` to let swarm ask for an allocation, or name a "
+                "running job)"
+            )
         now = time.monotonic()
         reason = info.get("Reason", "None").replace("_", " ")
         line = state.lower() + (f" ({reason})" if reason != "None" else "")
-        if (line != last or now - said >= SAY_EVERY) and (reason != "None"
-                                                          or now - started >= POLL):
+        if (line != last or now - said >= SAY_EVERY) and (
+            reason != "None" or now - started >= POLL
+        ):
             waited = int(now - started)
             say(f"hosts.{key}: Slurm job {job} {line}, waiting {waited // 60}:{waited % 60:02d}")
             said, last = now, line
@@ -171,7 +204,7 @@ HOLDING = ("RUNNING", "CONFIGURING", "SUSPENDED", "RESIZING")
 
 
 def ended(info: dict[str, str]) -> str:
-    """"" while a job (as `job_info` read it) holds its nodes; else what became of it."""
+    """ "" while a job (as `job_info` read it) holds its nodes; else what became of it."""
     if not info:
         return "is gone"
     state = info.get("JobState", "")
@@ -179,7 +212,7 @@ def ended(info: dict[str, str]) -> str:
 
 
 async def probe(job: int) -> str:
-    """"" while the job runs on its nodes; JOB_SUSPENDED while it holds them stopped; else
+    """ "" while the job runs on its nodes; JOB_SUSPENDED while it holds them stopped; else
     what became of it ("ended (preempted)")."""
     try:
         info = await job_info(job)
@@ -192,8 +225,10 @@ async def check(key: str, spec: SlurmSpec, srun: bool) -> tuple[bool, str]:
     """What `swarm doctor` says of a Slurm entry: the job named is running, or the
     partition asked for exists; srun is there when it is the transport."""
     if srun and shutil.which("srun") is None:
-        return False, ("srun not found on this machine (transport = \"srun\" runs every "
-                       "command through it): install Slurm's client commands")
+        return False, (
+            'srun not found on this machine (transport = "srun" runs every '
+            "command through it): install Slurm's client commands"
+        )
     if spec.job is not None:
         info = await job_info(spec.job)
         if why := ended(info):
@@ -202,11 +237,14 @@ async def check(key: str, spec: SlurmSpec, srun: bool) -> tuple[bool, str]:
     if spec.partition:
         rc, _, err = await _run("scontrol", "show", "partition", spec.partition)
         if rc != 0:
-            return False, (f"partition {spec.partition} does not exist here (`sinfo -s` lists "
-                           "them)")
-    return True, (f"{spec.nodes} node{'s' * (spec.nodes != 1)} to ask for"
-                  f"{' in ' + spec.partition if spec.partition else ''} (`swarm up` submits "
-                  "the job)")
+            return False, (
+                f"partition {spec.partition} does not exist here (`sinfo -s` lists them)"
+            )
+    return True, (
+        f"{spec.nodes} node{'s' * (spec.nodes != 1)} to ask for"
+        f"{' in ' + spec.partition if spec.partition else ''} (`swarm up` submits "
+        "the job)"
+    )
 
 
 def _state_file(fleet: str) -> Path:
@@ -236,8 +274,7 @@ def _record(fleet: str, allocations: dict[str, Allocation]) -> None:
 def placed(loaded: LoadedLayout, allocations: dict[str, Allocation]) -> LoadedLayout:
     layout = loaded.layout
     for key, a in allocations.items():
-        layout = place_nodes(layout, key, a.nodes, a.gpus, f"Slurm job {a.job}", a.ends,
-                             a.job)
+        layout = place_nodes(layout, key, a.nodes, a.gpus, f"Slurm job {a.job}", a.ends, a.job)
     return loaded.model_copy(update={"layout": layout})
 
 
@@ -272,8 +309,10 @@ async def allocate(loaded: LoadedLayout, say: Say) -> LoadedLayout:
                 info = await job_info(old.job)
                 if info.get("JobState") in ("RUNNING", "PENDING", "CONFIGURING"):
                     job = old.job  # still held from the last start: never ask twice
-                    say(f"hosts.{key}: Slurm job {job} (submitted by swarm before) is "
-                        f"{info['JobState'].lower()}")
+                    say(
+                        f"hosts.{key}: Slurm job {job} (submitted by swarm before) is "
+                        f"{info['JobState'].lower()}"
+                    )
                 else:
                     job = 0
             else:
@@ -282,8 +321,10 @@ async def allocate(loaded: LoadedLayout, say: Say) -> LoadedLayout:
                 if submitted:
                     job = await submit(fleet, key, spec)
                     fresh.append(job)
-                    say(f"hosts.{key}: submitted Slurm job {job} for {spec.nodes} node"
-                        f"{'s' * (spec.nodes != 1)} (`swarm down` cancels it)")
+                    say(
+                        f"hosts.{key}: submitted Slurm job {job} for {spec.nodes} node"
+                        f"{'s' * (spec.nodes != 1)} (`swarm down` cancels it)"
+                    )
                 else:
                     job = spec.job or 0
             done[key] = Allocation(key, job, submitted, [])
@@ -294,13 +335,17 @@ async def allocate(loaded: LoadedLayout, say: Say) -> LoadedLayout:
             ends = end_time(info)
             done[key] = Allocation(key, job, submitted, nodes, gpus, ends)
             _record(fleet, {**known, **done})
-            say(f"hosts.{key}: Slurm job {job} runs on {', '.join(nodes)}"
-                f"{' until ' + info['EndTime'] if ends else ''}")
+            say(
+                f"hosts.{key}: Slurm job {job} runs on {', '.join(nodes)}"
+                f"{' until ' + info['EndTime'] if ends else ''}"
+            )
     except BaseException:  # interrupted (Ctrl-C, stop) or refused: no allocation left burning
         for job in fresh:
             err = await asyncio.shield(cancel(job))
-            say(f"Slurm job {job}, submitted by this start, " +
-                (f"could not be cancelled: {err} (`scancel {job}`)" if err else "cancelled"))
+            say(
+                f"Slurm job {job}, submitted by this start, "
+                + (f"could not be cancelled: {err} (`scancel {job}`)" if err else "cancelled")
+            )
         _record(fleet, {k: v for k, v in {**known, **done}.items() if v.job not in fresh})
         raise
     return placed(loaded, done)
@@ -317,14 +362,16 @@ def resolved(loaded: LoadedLayout) -> LoadedLayout:
     return placed(loaded, known) if len(known) == len(keys) else _without(loaded, keys, known)
 
 
-def _without(loaded: LoadedLayout, keys: list[str],
-             known: dict[str, Allocation]) -> LoadedLayout:
+def _without(loaded: LoadedLayout, keys: list[str], known: dict[str, Allocation]) -> LoadedLayout:
     layout = placed(loaded, known).layout
     gone = set(keys) - set(known)
-    layout = layout.model_copy(update={
-        "hosts": {k: v for k, v in layout.hosts.items() if k not in gone},
-        "groups": [g for g in layout.groups if not set(g.hosts) & gone],
-        "agents": [a for a in layout.agents if a.host not in gone]})
+    layout = layout.model_copy(
+        update={
+            "hosts": {k: v for k, v in layout.hosts.items() if k not in gone},
+            "groups": [g for g in layout.groups if not set(g.hosts) & gone],
+            "agents": [a for a in layout.agents if a.host not in gone],
+        }
+    )
     return loaded.model_copy(update={"layout": layout})
 
 
@@ -339,8 +386,10 @@ async def release(fleet: str) -> list[str]:
             lines.append(f"hosts.{key}: Slurm job {a.job} {why} already")
         elif a.submitted:
             err = await cancel(a.job)
-            lines.append(f"hosts.{key}: Slurm job {a.job} " +
-                         (f"not cancelled: {err}" if err else "cancelled"))
+            lines.append(
+                f"hosts.{key}: Slurm job {a.job} "
+                + (f"not cancelled: {err}" if err else "cancelled")
+            )
         else:
             lines.append(f"hosts.{key}: Slurm job {a.job} is yours: left running")
     _record(fleet, {})

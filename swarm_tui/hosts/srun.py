@@ -53,8 +53,15 @@ class SrunTransport:
 
     def __init__(self, name: str, job: int, node: str):
         self.name = name
-        self.base = ["srun", f"--jobid={job}", "--overlap", f"--nodelist={node}", "--nodes=1",
-                     "--ntasks=1", "--quiet"]
+        self.base = [
+            "srun",
+            f"--jobid={job}",
+            "--overlap",
+            f"--nodelist={node}",
+            "--nodes=1",
+            "--ntasks=1",
+            "--quiet",
+        ]
         self._open = False
         self._pool = asyncio.Semaphore(STEPS)
         self._steps: set[asyncio.subprocess.Process] = set()  # long-running ones
@@ -68,8 +75,10 @@ class SrunTransport:
         rc, out = await self.run("true", None, 60)
         if rc != 0:
             self._open = False
-            raise HostUnreachable(f"{self.name}: srun into its job failed: "
-                                  f"{out.strip().splitlines()[-1] if out.strip() else rc}")
+            raise HostUnreachable(
+                f"{self.name}: srun into its job failed: "
+                f"{out.strip().splitlines()[-1] if out.strip() else rc}"
+            )
 
     async def close(self) -> None:
         """End the long-running steps (control channel, relay) and wait for their sruns."""
@@ -88,8 +97,14 @@ class SrunTransport:
     async def _exec(self, command: str, stderr: int) -> asyncio.subprocess.Process:
         try:
             return await asyncio.create_subprocess_exec(
-                *self.base, "sh", "-c", command, stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=stderr)
+                *self.base,
+                "sh",
+                "-c",
+                command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=stderr,
+            )
         except OSError as exc:
             raise HostUnreachable(f"{self.name}: cannot run srun here: {exc}") from None
 
@@ -100,7 +115,8 @@ class SrunTransport:
             proc = await self._exec(command, asyncio.subprocess.STDOUT)
             try:
                 out, _ = await asyncio.wait_for(
-                    proc.communicate(stdin.encode() if stdin is not None else b""), timeout)
+                    proc.communicate(stdin.encode() if stdin is not None else b""), timeout
+                )
             except TimeoutError:
                 proc.kill()
                 await proc.wait()
@@ -135,20 +151,27 @@ class SrunHost(RemoteHost):
         rc, _ = await self.run("list-sessions")
         if rc != 0:  # no server: start one in its own step
             assert isinstance(self.transport, SrunTransport)
-            subprocess.Popen([*self.transport.base, *self.tmux_argv("-D")],
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, start_new_session=True)
+            subprocess.Popen(
+                [*self.transport.base, *self.tmux_argv("-D")],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
             deadline = time.monotonic() + SERVER_WAIT
-            while (await self.run("list-sessions"))[0] != 0 and \
-                    not await self.session_exists():
+            while (await self.run("list-sessions"))[0] != 0 and not await self.session_exists():
                 if time.monotonic() > deadline:
-                    raise TmuxError(f"{self.name}: the tmux server's job step did not start "
-                                    f"within {SERVER_WAIT:.0f} s")
+                    raise TmuxError(
+                        f"{self.name}: the tmux server's job step did not start "
+                        f"within {SERVER_WAIT:.0f} s"
+                    )
                 await asyncio.sleep(0.2)  # a step starting on the node: look again
         return await super().ensure_session(cwd)
 
     def __init__(self, name: str, spec: HostSpec, socket_name: str, session: str):
         if not spec.job:
-            raise HostUnreachable(f"{name}: transport = \"srun\" needs the node of a Slurm "
-                                  "job (a slurm = {...} entry)")
+            raise HostUnreachable(
+                f'{name}: transport = "srun" needs the node of a Slurm '
+                "job (a slurm = {...} entry)"
+            )
         super().__init__(name, spec, socket_name, session, SrunTransport(name, spec.job, name))

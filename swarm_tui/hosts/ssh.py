@@ -31,8 +31,14 @@ def ssh_config_paths() -> list[str]:
     return [str(default)] if default.exists() else []
 
 
-CIPHERS = ["aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com",
-           "aes256-ctr", "aes192-ctr", "aes128-ctr"]
+CIPHERS = [
+    "aes128-gcm@openssh.com",
+    "aes256-gcm@openssh.com",
+    "chacha20-poly1305@openssh.com",
+    "aes256-ctr",
+    "aes192-ctr",
+    "aes128-ctr",
+]
 
 
 def connect_options(user: str | None, port: int | None, keepalive: float) -> dict[str, object]:
@@ -42,9 +48,13 @@ def connect_options(user: str | None, port: int | None, keepalive: float) -> dic
     Python, 13.5 us per 512-byte packet against GCM's 2.1, and a node's control channel
     carries thousands of packets a second while its agents print (the same ciphers are
     allowed, in another order)."""
-    options: dict[str, object] = {"config": ssh_config_paths(), "keepalive_interval": keepalive,
-                                  "keepalive_count_max": 3, "connect_timeout": 10,
-                                  "encryption_algs": CIPHERS}
+    options: dict[str, object] = {
+        "config": ssh_config_paths(),
+        "keepalive_interval": keepalive,
+        "keepalive_count_max": 3,
+        "connect_timeout": 10,
+        "encryption_algs": CIPHERS,
+    }
     if port:
         options["port"] = port
     if user:
@@ -55,12 +65,16 @@ def connect_options(user: str | None, port: int | None, keepalive: float) -> dic
 def explain(host: str, exc: BaseException) -> str:
     """One line a user can act on, for any failure to reach `host`."""
     if isinstance(exc, asyncssh.HostKeyNotVerifiable):
-        return (f"{host}: host key not trusted (unknown, or changed since it was recorded): "
-                f"check it, then accept it with `ssh {host}` once (after `ssh-keygen -R` if "
-                "it changed on purpose)")
+        return (
+            f"{host}: host key not trusted (unknown, or changed since it was recorded): "
+            f"check it, then accept it with `ssh {host}` once (after `ssh-keygen -R` if "
+            "it changed on purpose)"
+        )
     if isinstance(exc, asyncssh.PermissionDenied):
-        return (f"{host}: permission denied: check the key (IdentityFile / ssh-agent); "
-                f"`ssh {host}` must log in without a password")
+        return (
+            f"{host}: permission denied: check the key (IdentityFile / ssh-agent); "
+            f"`ssh {host}` must log in without a password"
+        )
     if isinstance(exc, asyncssh.ConnectionLost | asyncssh.DisconnectError):
         return f"{host}: connection lost: {exc}"
     if isinstance(exc, TimeoutError):
@@ -112,7 +126,8 @@ class SshTransport:
     async def open(self) -> None:
         try:
             self.conn = await asyncio.wait_for(
-                asyncssh.connect(self.address, **connect_options(self.user, self.port, 3)), 30)
+                asyncssh.connect(self.address, **connect_options(self.user, self.port, 3)), 30
+            )
         except (OSError, asyncssh.Error, TimeoutError) as exc:
             raise HostUnreachable(explain(self.name, exc)) from None
 
@@ -131,9 +146,11 @@ class SshTransport:
         async with self._pool:
             try:
                 result = await asyncio.wait_for(
-                    self.conn.run(command, input=stdin, check=False, stderr=asyncssh.STDOUT,
-                                  errors="replace"),
-                    timeout)
+                    self.conn.run(
+                        command, input=stdin, check=False, stderr=asyncssh.STDOUT, errors="replace"
+                    ),
+                    timeout,
+                )
             except TimeoutError:
                 return 124, f"timed out after {timeout:.0f} s"
             except (OSError, asyncssh.Error) as exc:

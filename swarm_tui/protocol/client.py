@@ -150,8 +150,7 @@ class FleetView:
     # ------------------------------------------------------------------ queries
     def tasks_of(self, agent: str) -> list[TaskView]:
         """An agent's tasks in queue order."""
-        return sorted((t for t in self.work.tasks if t.agent == agent),
-                      key=lambda t: t.position)
+        return sorted((t for t in self.work.tasks if t.agent == agent), key=lambda t: t.position)
 
     def current_task(self, agent: str) -> TaskView | None:
         return next((t for t in self.tasks_of(agent) if t.status in OPEN_TASK), None)
@@ -167,8 +166,9 @@ class FleetView:
         return max(0.0, left - (time.monotonic() - self._work_at))
 
     def oldest_open(self) -> dict[str, float]:
-        return {a.name: a.oldest_queued for a in self.agents.values()
-                if a.oldest_queued is not None}
+        return {
+            a.name: a.oldest_queued for a in self.agents.values() if a.oldest_queued is not None
+        }
 
     def host_of(self, agent: str) -> HostView | None:
         view = self.agents.get(agent)
@@ -198,14 +198,18 @@ class FleetClient:
         """Open the stream: the snapshot first (returned, and kept in `view`), then events."""
         self._visible = set(visible)
         try:
-            reader, writer = await asyncio.open_unix_connection(str(self.socket),
-                                                                limit=LINE_LIMIT)
+            reader, writer = await asyncio.open_unix_connection(str(self.socket), limit=LINE_LIMIT)
         except OSError as exc:
-            raise Unreachable(f"no swarm engine answers on {self.socket} "
-                              f"({exc.strerror or exc})") from None
+            raise Unreachable(
+                f"no swarm engine answers on {self.socket} ({exc.strerror or exc})"
+            ) from None
         try:
-            writer.write(json.dumps({"op": "watch", "version": VERSION,
-                                     "visible": sorted(self._visible)}).encode() + b"\n")
+            writer.write(
+                json.dumps(
+                    {"op": "watch", "version": VERSION, "visible": sorted(self._visible)}
+                ).encode()
+                + b"\n"
+            )
             await writer.drain()
             first = await asyncio.wait_for(reader.readline(), REQUEST_TIMEOUT)
             reply = json.loads(first) if first else None
@@ -214,12 +218,12 @@ class FleetClient:
             snapshot = decode(first) if first else None
         except TimeoutError:
             writer.close()
-            raise Unreachable(f"the swarm engine on {self.socket} did not answer in "
-                              f"{REQUEST_TIMEOUT:g} s") from None
+            raise Unreachable(
+                f"the swarm engine on {self.socket} did not answer in {REQUEST_TIMEOUT:g} s"
+            ) from None
         except (OSError, ValueError) as exc:  # ValidationError is a ValueError
             writer.close()
-            raise Unreachable(f"the swarm engine on {self.socket} did not answer ({exc})"
-                              ) from None
+            raise Unreachable(f"the swarm engine on {self.socket} did not answer ({exc})") from None
         except Refused:
             writer.close()
             raise
@@ -246,8 +250,9 @@ class FleetClient:
             self._silent = True
             writer.close()  # the reader sees the stream end
             return
-        self._silence = asyncio.get_running_loop().call_later(HEARTBEAT, self._check_silence,
-                                                              writer)
+        self._silence = asyncio.get_running_loop().call_later(
+            HEARTBEAT, self._check_silence, writer
+        )
 
     async def _read(self, reader: asyncio.StreamReader) -> None:
         why = "the engine closed the connection"
@@ -312,8 +317,9 @@ class FleetClient:
             view.ended = event
             out.ended(event.reason, event.deliberate)
 
-    def set_visible(self, names: Iterable[str],
-                    sizes: Mapping[str, tuple[int, int]] | None = None) -> None:
+    def set_visible(
+        self, names: Iterable[str], sizes: Mapping[str, tuple[int, int]] | None = None
+    ) -> None:
         """The agents this watcher shows: their screens come to it, at the fast rate; with
         `sizes` (columns, rows of each one's tile) their windows are made that size."""
         names = set(names)
@@ -343,17 +349,18 @@ class FleetClient:
             self._reader_task = None
 
     # ------------------------------------------------------------------ requests
-    async def request(self, payload: dict[str, Any],
-                      timeout: float = REQUEST_TIMEOUT) -> dict[str, Any]:
+    async def request(
+        self, payload: dict[str, Any], timeout: float = REQUEST_TIMEOUT
+    ) -> dict[str, Any]:
         """One request on its own connection; the engine's answer, or `Refused` with its
         one line, or `Unreachable`."""
         payload = {**payload, "expires": time.time() + timeout}
         try:
-            reader, writer = await asyncio.open_unix_connection(str(self.socket),
-                                                                limit=LINE_LIMIT)
+            reader, writer = await asyncio.open_unix_connection(str(self.socket), limit=LINE_LIMIT)
         except OSError as exc:
-            raise Unreachable(f"no swarm engine answers on {self.socket} "
-                              f"({exc.strerror or exc})") from None
+            raise Unreachable(
+                f"no swarm engine answers on {self.socket} ({exc.strerror or exc})"
+            ) from None
         try:
             writer.write(json.dumps(payload, ensure_ascii=False).encode() + b"\n")
             await writer.drain()
@@ -361,9 +368,11 @@ class FleetClient:
         except (OSError, TimeoutError) as exc:
             raise Unreachable(f"the swarm engine did not answer ({exc})") from None
         except ValueError:  # the stream's limit: readline gives up on a longer line
-            raise Unreachable(f"the swarm engine's answer to {payload.get('op')!r} is over "
-                              f"{LINE_LIMIT / 2**20:g} MB, more than this view takes; it was "
-                              "dropped") from None
+            raise Unreachable(
+                f"the swarm engine's answer to {payload.get('op')!r} is over "
+                f"{LINE_LIMIT / 2**20:g} MB, more than this view takes; it was "
+                "dropped"
+            ) from None
         finally:
             writer.close()
         if not line:
@@ -378,13 +387,25 @@ class FleetClient:
             raise Refused(str(reply.get("error", "refused")))
         return reply
 
-    async def send(self, names: list[str], text: str, skill: str = "",
-                   params: dict[str, str] | None = None) -> list[MessageView]:
-        reply = await self.request({"op": "send", "to": names, "text": text, "skill": skill,
-                                    "params": params or {}})
-        return [MessageView(id=m["id"], created=0, sender=str(reply.get("from", "human")),
-                            recipient=m["to"], text=text, status=m["status"], updated=0,
-                            detail=m.get("detail", "")) for m in reply["messages"]]
+    async def send(
+        self, names: list[str], text: str, skill: str = "", params: dict[str, str] | None = None
+    ) -> list[MessageView]:
+        reply = await self.request(
+            {"op": "send", "to": names, "text": text, "skill": skill, "params": params or {}}
+        )
+        return [
+            MessageView(
+                id=m["id"],
+                created=0,
+                sender=str(reply.get("from", "human")),
+                recipient=m["to"],
+                text=text,
+                status=m["status"],
+                updated=0,
+                detail=m.get("detail", ""),
+            )
+            for m in reply["messages"]
+        ]
 
     async def set_focus(self, name: str, label: str) -> None:
         await self.request({"op": "focus", "agent": name, "label": label})
@@ -393,17 +414,18 @@ class FleetClient:
         await self.request({"op": "fresh", "agent": name, "handoff": handoff})
 
     async def add_task(self, name: str, spec: str, verify: str = "") -> int:
-        reply = await self.request({"op": "task", "agent": name, "spec": spec,
-                                    "verify": verify})
+        reply = await self.request({"op": "task", "agent": name, "spec": spec, "verify": verify})
         return int(reply["task"])
 
     async def review(self, name: str) -> None:
         await self.request({"op": "judge", "agent": name})
 
-    async def remind(self, action: str, rid: int = 0, text: str = "",
-                     minutes: float = 10) -> dict[str, Any]:
-        return await self.request({"op": "remind", "action": action, "id": rid,
-                                   "text": text, "minutes": minutes})
+    async def remind(
+        self, action: str, rid: int = 0, text: str = "", minutes: float = 10
+    ) -> dict[str, Any]:
+        return await self.request(
+            {"op": "remind", "action": action, "id": rid, "text": text, "minutes": minutes}
+        )
 
     async def save(self, name: str, force: bool = False) -> str:
         reply = await self.request({"op": "save", "name": name, "force": force})
@@ -424,8 +446,13 @@ class FleetClient:
         found = [SkillView.model_validate(s) for s in reply["skills"]]
         return {s.name: s for s in found}
 
-    async def answer(self, name: str, choice: str, question: str | None = None,
-                     options: Iterable[tuple[str, str]] | None = None) -> dict[str, Any]:
+    async def answer(
+        self,
+        name: str,
+        choice: str,
+        question: str | None = None,
+        options: Iterable[tuple[str, str]] | None = None,
+    ) -> dict[str, Any]:
         """Answer the agent's permission dialog: "yes", "no" or an option's number. With
         `question` and `options` (the dialog the human saw), a dialog that now asks
         something else, or offers other options, is left alone. The reply says which
@@ -451,21 +478,42 @@ class FleetClient:
         reply = await self.request({"op": "diff", "agent": name}, timeout=60)
         return DiffView.model_validate(reply["diff"])
 
-    async def merge(self, name: str, into: str = "", squash: bool = False,
-                    force: bool = False, check: bool = False) -> str:
+    async def merge(
+        self,
+        name: str,
+        into: str = "",
+        squash: bool = False,
+        force: bool = False,
+        check: bool = False,
+    ) -> str:
         """Merge the agent's branch into its base (or `into`); returns what was done, in
         one line (with `check`: what a merge would do, nothing changed). Refused (raises)
         on conflicts, a dirty base checkout or an open task."""
-        reply = await self.request({"op": "merge", "agent": name, "into": into,
-                                    "squash": squash, "force": force, "check": check},
-                                   timeout=120)
+        reply = await self.request(
+            {
+                "op": "merge",
+                "agent": name,
+                "into": into,
+                "squash": squash,
+                "force": force,
+                "check": check,
+            },
+            timeout=120,
+        )
         return str(reply["done"])
 
-    async def grep(self, pattern: str, agent: str | None = None, context: int = 0,
-                   ignore_case: bool = False) -> GrepView:
+    async def grep(
+        self, pattern: str, agent: str | None = None, context: int = 0, ignore_case: bool = False
+    ) -> GrepView:
         """A Python `re` pattern searched in every agent's history (or `agent`'s)."""
-        reply = await self.request({"op": "grep", "pattern": pattern, "agent": agent,
-                                    "context": context, "ignore_case": ignore_case},
-                                   timeout=60)
+        reply = await self.request(
+            {
+                "op": "grep",
+                "pattern": pattern,
+                "agent": agent,
+                "context": context,
+                "ignore_case": ignore_case,
+            },
+            timeout=60,
+        )
         return GrepView.model_validate(reply)
-

@@ -298,9 +298,20 @@ class Alive(_View):
     event: Literal["alive"] = "alive"
 
 
-Event = Annotated[Snapshot | AgentChanged | ScreenChanged | HostChanged | MessageChanged
-                  | WorkChanged | Notice | LayoutChanged | LayoutInvalid | Ended | Alive,
-                  Field(discriminator="event")]
+Event = Annotated[
+    Snapshot
+    | AgentChanged
+    | ScreenChanged
+    | HostChanged
+    | MessageChanged
+    | WorkChanged
+    | Notice
+    | LayoutChanged
+    | LayoutInvalid
+    | Ended
+    | Alive,
+    Field(discriminator="event"),
+]
 EVENTS: TypeAdapter[Event] = TypeAdapter(Event)
 
 
@@ -311,8 +322,14 @@ def encode(event: BaseModel) -> bytes:
 def encode_screen(name: str, lines: list[str]) -> bytes:
     """`encode(ScreenChanged(name=name, lines=lines))`, without building the model: the
     engine sends one for every screen a tile shows change (hundreds a second)."""
-    return json.dumps({"event": "screen", "name": name, "lines": lines}, ensure_ascii=False,
-                      separators=(",", ":")).encode() + b"\n"
+    return (
+        json.dumps(
+            {"event": "screen", "name": name, "lines": lines},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        ).encode()
+        + b"\n"
+    )
 
 
 def decode(line: bytes | str) -> Any:

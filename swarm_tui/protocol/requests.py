@@ -182,13 +182,32 @@ class Answer(_Req):
     options: list[tuple[str, str]] | None = Field(None, max_length=99)
 
 
-AnyRequest = (Ping | Ls | Send | Focus | Messages | Down | Stop | Hook | Fresh | AddTask | Done
-              | Judge | Tasks | Remind | Skills | Save | SaveTarget | AttachArgv
-              | Answer | History | Grep | Diff | Merge)
-_requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest,
-                                                           Field(discriminator="op")])
-
-
+AnyRequest = (
+    Ping
+    | Ls
+    | Send
+    | Focus
+    | Messages
+    | Down
+    | Stop
+    | Hook
+    | Fresh
+    | AddTask
+    | Done
+    | Judge
+    | Tasks
+    | Remind
+    | Skills
+    | Save
+    | SaveTarget
+    | AttachArgv
+    | Answer
+    | History
+    | Grep
+    | Diff
+    | Merge
+)
+_requests: TypeAdapter[AnyRequest] = TypeAdapter(Annotated[AnyRequest, Field(discriminator="op")])
 
 
 def validate_request(data: Any) -> AnyRequest:
@@ -219,5 +238,3 @@ def parse_request(line: bytes) -> Any:
     if depth(data) > MAX_DEPTH:
         raise ValueError(f"the request nests deeper than {MAX_DEPTH} levels")
     return data
-
-

@@ -15,6 +15,15 @@ from swarm_tui.testing.sandbox import (
 from swarm_tui.testing.waiting import async_holds, async_wait_until, holds, wait_until
 
 __all__ = [
-    "FAST_MOCK_ARGS", "Headless", "Sandbox", "TmuxServer", "async_holds", "async_wait_until",
-    "holds", "mock_agent", "shell_agent", "swarm_argv", "wait_until",
+    "FAST_MOCK_ARGS",
+    "Headless",
+    "Sandbox",
+    "TmuxServer",
+    "async_holds",
+    "async_wait_until",
+    "holds",
+    "mock_agent",
+    "shell_agent",
+    "swarm_argv",
+    "wait_until",
 ]

@@ -24,22 +24,41 @@ from collections.abc import Callable
 from pathlib import Path
 
 MODEL = "openai/fake-model"
-FLAGS = ("--no-check-update", "--no-show-model-warnings", "--no-gitignore", "--no-auto-commits",
-         "--analytics-disable", "--no-show-release-notes", "--edit-format", "whole",
-         "--map-tokens", "0")
+FLAGS = (
+    "--no-check-update",
+    "--no-show-model-warnings",
+    "--no-gitignore",
+    "--no-auto-commits",
+    "--analytics-disable",
+    "--no-show-release-notes",
+    "--edit-format",
+    "whole",
+    "--map-tokens",
+    "0",
+)
 # aider appends this reminder (its whole-file edit format's) to the user message it sends
 REMINDER = "\n\nTo suggest changes to a file you MUST return the entire content"
-REPO_FILES = {"notes.txt": "Notes for the agent.\n",
-              "calc.py": "def add(a, b):\n    return a + b\n"}
+REPO_FILES = {
+    "notes.txt": "Notes for the agent.\n",
+    "calc.py": "def add(a, b):\n    return a + b\n",
+}
 
 
 def prepare_home(home: Path) -> Path:
     """A HOME for aider whose model-info cache is fresh, so it never fetches it."""
     caches = home / ".aider" / "caches"
     caches.mkdir(parents=True, exist_ok=True)
-    info = {MODEL: {"max_input_tokens": 128000, "max_tokens": 8192, "max_output_tokens": 8192,
-                    "input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
-                    "litellm_provider": "openai", "mode": "chat"}}
+    info = {
+        MODEL: {
+            "max_input_tokens": 128000,
+            "max_tokens": 8192,
+            "max_output_tokens": 8192,
+            "input_cost_per_token": 0.0,
+            "output_cost_per_token": 0.0,
+            "litellm_provider": "openai",
+            "mode": "chat",
+        }
+    }
     (caches / "model_prices_and_context_window.json").write_text(json.dumps(info))
     # aider checks git's identity at startup and warns without one
     (home / ".gitconfig").write_text("[user]\n\tname = swarm\n\temail = swarm@example.invalid\n")
@@ -51,8 +70,15 @@ def make_repo(path: Path, files: dict[str, str] | None = None) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     for name, text in (REPO_FILES if files is None else files).items():
         (path / name).write_text(text)
-    git = ["git", "-c", "user.name=swarm", "-c", "user.email=swarm@example.invalid",
-           "-c", "init.defaultBranch=main"]
+    git = [
+        "git",
+        "-c",
+        "user.name=swarm",
+        "-c",
+        "user.email=swarm@example.invalid",
+        "-c",
+        "init.defaultBranch=main",
+    ]
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
         subprocess.run([*git, *args], cwd=path, check=True, capture_output=True)
     return path
@@ -98,8 +124,13 @@ def _capture(out: Path) -> int:
     fake = FakeLLM().start()
 
     def tmux(*args: str, stdin: str | None = None) -> str:
-        return subprocess.run(["tmux", "-L", sock, "-f", str(conf), *args], check=True,
-                              capture_output=True, text=True, input=stdin).stdout
+        return subprocess.run(
+            ["tmux", "-L", sock, "-f", str(conf), *args],
+            check=True,
+            capture_output=True,
+            text=True,
+            input=stdin,
+        ).stdout
 
     def screen(pane: str, *flags: str) -> str:
         return tmux("capture-pane", "-p", *flags, "-t", pane)
@@ -125,8 +156,18 @@ def _capture(out: Path) -> int:
         repo = make_repo(work / name / "repo")
         env = agent_env(home, fake.base_url, bin_dir(aider, work / name / "bin"))
         argv = ["env", *(f"{k}={v}" for k, v in env.items()), "aider", "--model", MODEL, *FLAGS]
-        return tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-c", str(repo), "-n", name,
-                    " ".join(_sh(a) for a in argv)).strip()
+        return tmux(
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-c",
+            str(repo),
+            "-n",
+            name,
+            " ".join(_sh(a) for a in argv),
+        ).strip()
 
     def idle(s: str) -> bool:
         t = tail(s)
@@ -144,8 +185,10 @@ def _capture(out: Path) -> int:
 
         wait(a, seen, "the prompt")
         banner = [s for s in early if "Aider v" in s]
-        for name, s in (("starting-first", early[0] if early else ""),
-                        ("starting", banner[-1] if banner else "")):
+        for name, s in (
+            ("starting-first", early[0] if early else ""),
+            ("starting", banner[-1] if banner else ""),
+        ):
             if s:
                 (out / f"aider-{name}.txt").write_text(s)
                 print(f"aider-{name}.txt")
@@ -188,8 +231,11 @@ def _capture(out: Path) -> int:
         fake.push(Reply("hello.py\n```\nprint('hello')\n```\n"))
         tmux("send-keys", "-t", a, "-l", "write hello.py")
         tmux("send-keys", "-t", a, "Enter")
-        wait(a, lambda s: "Create new file" in s and tail(s)[-1].endswith("]:"),
-             "the create-file question")
+        wait(
+            a,
+            lambda s: "Create new file" in s and tail(s)[-1].endswith("]:"),
+            "the create-file question",
+        )
         save(a, "permission-create")
         tmux("send-keys", "-t", a, "n", "Enter")
         wait(a, idle, "the end of the turn")

@@ -38,16 +38,26 @@ class Browser:
         exe = chromium()
         assert exe, "chromium is not installed"
         self.proc = subprocess.Popen(
-            [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             "--remote-debugging-port=0", f"--user-data-dir={self.profile}",
-             f"--window-size={width},{height}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            [
+                exe,
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--remote-debugging-port=0",
+                f"--user-data-dir={self.profile}",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert self.proc.stderr is not None
         loop = asyncio.get_running_loop()
         endpoint = ""
         while not endpoint:
-            line = await asyncio.wait_for(loop.run_in_executor(None, self.proc.stderr.readline),
-                                          30)
+            line = await asyncio.wait_for(loop.run_in_executor(None, self.proc.stderr.readline), 30)
             if not line:
                 raise AssertionError("chromium exited before it listened")
             if found := _LISTENING.search(line):
@@ -57,8 +67,7 @@ class Browser:
         async with self.session.get(f"http://127.0.0.1:{port}/json/list") as resp:
             targets = await resp.json()
         page = next(t for t in targets if t["type"] == "page")
-        self.ws = await self.session.ws_connect(page["webSocketDebuggerUrl"],
-                                                max_msg_size=0)
+        self.ws = await self.session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0)
         self._reader = asyncio.create_task(self._read())
         await self.call("Network.enable")
         await self.call("Page.enable")
@@ -74,8 +83,9 @@ class Browser:
             elif data.get("method") == "Network.webSocketFrameReceived":
                 frame = data["params"]["response"]
                 payload = frame["payloadData"]
-                self.frames += base64.b64decode(payload) if frame.get("opcode") == 2 \
-                    else payload.encode()
+                self.frames += (
+                    base64.b64decode(payload) if frame.get("opcode") == 2 else payload.encode()
+                )
             elif data.get("method") == "Network.responseReceived":
                 self.http.append(int(data["params"]["response"]["status"]))
 
@@ -84,8 +94,7 @@ class Browser:
         self._ids += 1
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[self._ids] = future
-        await self.ws.send_str(json.dumps({"id": self._ids, "method": method,
-                                           "params": params}))
+        await self.ws.send_str(json.dumps({"id": self._ids, "method": method, "params": params}))
         reply = await asyncio.wait_for(future, 30)
         if "error" in reply:
             raise AssertionError(f"{method}: {reply['error']}")
@@ -95,21 +104,34 @@ class Browser:
         await self.call("Page.navigate", url=url)
 
     async def text(self) -> str:
-        reply = await self.call("Runtime.evaluate", expression="document.body.innerText",
-                                returnByValue=True)
+        reply = await self.call(
+            "Runtime.evaluate", expression="document.body.innerText", returnByValue=True
+        )
         return str(reply.get("result", {}).get("value", ""))
 
     async def click(self, x: int, y: int) -> None:
         for kind in ("mousePressed", "mouseReleased"):
-            await self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left",
-                            clickCount=1)
+            await self.call(
+                "Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1
+            )
 
     async def key(self, key: str, code: str = "", text: str = "", vk: int = 0) -> None:
         extra: dict[str, Any] = {"text": text} if text else {}
-        await self.call("Input.dispatchKeyEvent", type="keyDown", key=key, code=code or key,
-                        windowsVirtualKeyCode=vk, **extra)
-        await self.call("Input.dispatchKeyEvent", type="keyUp", key=key, code=code or key,
-                        windowsVirtualKeyCode=vk)
+        await self.call(
+            "Input.dispatchKeyEvent",
+            type="keyDown",
+            key=key,
+            code=code or key,
+            windowsVirtualKeyCode=vk,
+            **extra,
+        )
+        await self.call(
+            "Input.dispatchKeyEvent",
+            type="keyUp",
+            key=key,
+            code=code or key,
+            windowsVirtualKeyCode=vk,
+        )
 
     async def type(self, text: str) -> None:
         for ch in text:

@@ -34,8 +34,12 @@ API_KEY = "sk-ant-api03-swarm-offline-test-key-0000000000"
 VERSION_SEEN = "2.1.332"
 
 
-def seed_config(config_dir: Path, projects: Iterable[Path], api_key: str = API_KEY,
-                settings: dict[str, Any] | None = None) -> Path:
+def seed_config(
+    config_dir: Path,
+    projects: Iterable[Path],
+    api_key: str = API_KEY,
+    settings: dict[str, Any] | None = None,
+) -> Path:
     """Write `.claude.json` and `settings.json` into `config_dir`; returns the dir."""
     config_dir.mkdir(parents=True, exist_ok=True)
     state = {
@@ -46,15 +50,20 @@ def seed_config(config_dir: Path, projects: Iterable[Path], api_key: str = API_K
         "lastReleaseNotesSeen": VERSION_SEEN,
         "hasSeenAutoDefaultNotice": True,
         "customApiKeyResponses": {"approved": [api_key[-20:]], "rejected": []},
-        "projects": {str(Path(p).resolve()): {
-            "hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True,
-            "allowedTools": []} for p in projects},
+        "projects": {
+            str(Path(p).resolve()): {
+                "hasTrustDialogAccepted": True,
+                "hasCompletedProjectOnboarding": True,
+                "allowedTools": [],
+            }
+            for p in projects
+        },
     }
     (config_dir / ".claude.json").write_text(json.dumps(state, indent=1), encoding="utf-8")
-    base: dict[str, Any] = {"permissions": {"defaultMode": "default",
-                                            "disableAutoMode": "disable"}}
-    (config_dir / "settings.json").write_text(json.dumps({**base, **(settings or {})}),
-                                              encoding="utf-8")
+    base: dict[str, Any] = {"permissions": {"defaultMode": "default", "disableAutoMode": "disable"}}
+    (config_dir / "settings.json").write_text(
+        json.dumps({**base, **(settings or {})}), encoding="utf-8"
+    )
     return config_dir
 
 
@@ -89,8 +98,13 @@ def capture(out_dir: Path) -> None:  # pragma: no cover - a tool run by hand
     fake = FakeLLM(default=Reply("Done: I looked at it.")).start()
 
     def tmux(*args: str, stdin: str | None = None) -> str:
-        return subprocess.run(["tmux", "-L", sock, "-f", str(conf), *args], check=True,
-                              capture_output=True, text=True, input=stdin).stdout
+        return subprocess.run(
+            ["tmux", "-L", sock, "-f", str(conf), *args],
+            check=True,
+            capture_output=True,
+            text=True,
+            input=stdin,
+        ).stdout
 
     def screen() -> str:
         return tmux("capture-pane", "-p", "-t", "c")
@@ -121,18 +135,38 @@ def capture(out_dir: Path) -> None:  # pragma: no cover - a tool run by hand
 
     def start(config: Path, name: str = "c") -> None:
         env = " ".join(f"{k}={v}" for k, v in offline_env(config, fake.base_url).items())
-        tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", str(proj),
-             f"env {env} {exe}")
+        tmux(
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-c",
+            str(proj),
+            f"env {env} {exe}",
+        )
 
     try:
         # first-run dialogs: an unseeded config dir (trust, API key) -------------------
         bare = work / "bare"
         bare.mkdir()
-        (bare / ".claude.json").write_text(json.dumps(
-            {"hasCompletedOnboarding": True, "theme": "dark", "lastReleaseNotesSeen":
-             VERSION_SEEN, "hasSeenAutoDefaultNotice": True}), encoding="utf-8")
-        (bare / "settings.json").write_text(json.dumps(
-            {"permissions": {"disableAutoMode": "disable"}}), encoding="utf-8")
+        (bare / ".claude.json").write_text(
+            json.dumps(
+                {
+                    "hasCompletedOnboarding": True,
+                    "theme": "dark",
+                    "lastReleaseNotesSeen": VERSION_SEEN,
+                    "hasSeenAutoDefaultNotice": True,
+                }
+            ),
+            encoding="utf-8",
+        )
+        (bare / "settings.json").write_text(
+            json.dumps({"permissions": {"disableAutoMode": "disable"}}), encoding="utf-8"
+        )
         start(bare, "c")
         wait(lambda s: "Do you" in s or "trust" in s, "a first-run dialog")
         time.sleep(0.5)  # the dialog finishes drawing (a capture tool; tests never sleep)
@@ -168,27 +202,47 @@ def capture(out_dir: Path) -> None:  # pragma: no cover - a tool run by hand
         tmux("send-keys", "-t", "c", "Escape", "Escape")
         wait(box_empty, "the cleared box")
 
-        fake.push(Reply("Here is a slow answer that streams for a while, word by word, "
-                        "so the busy state can be seen. The transcript quotes the chrome: "
-                        "esc to interrupt, Do you want to proceed? and ❯ prompts.", delay=6))
+        fake.push(
+            Reply(
+                "Here is a slow answer that streams for a while, word by word, "
+                "so the busy state can be seen. The transcript quotes the chrome: "
+                "esc to interrupt, Do you want to proceed? and ❯ prompts.",
+                delay=6,
+            )
+        )
         paste("explain the lexer")
         time.sleep(0.2)
         tmux("send-keys", "-t", "c", "Enter")
         save("working", wait(lambda s: busy(s) and "…" in s, "busy"))
         tmux("send-keys", "-t", "c", "-l", "and then the parser")
-        save("working-draft", wait(lambda s: "and then the parser" in s
-                                   and "… (" in s, "busy with a draft"))
+        save(
+            "working-draft",
+            wait(lambda s: "and then the parser" in s and "… (" in s, "busy with a draft"),
+        )
         tmux("send-keys", "-t", "c", "C-u")
-        save("idle-after-turn", wait(lambda s: box_empty(s) and "for shortcuts" in s,
-                                     "idle after the turn", 20))
+        save(
+            "idle-after-turn",
+            wait(lambda s: box_empty(s) and "for shortcuts" in s, "idle after the turn", 20),
+        )
 
-        fake.push(Reply(tool=("Bash", {"command": "touch made-by-claude.txt",
-                                       "description": "Create a file"})))
+        fake.push(
+            Reply(
+                tool=(
+                    "Bash",
+                    {"command": "touch made-by-claude.txt", "description": "Create a file"},
+                )
+            )
+        )
         paste("make a file")
         time.sleep(0.2)
         tmux("send-keys", "-t", "c", "Enter")
-        save("permission", wait(lambda s: "Do you want to proceed?" in s
-                                and "Esc to cancel" in s, "the permission dialog"))
+        save(
+            "permission",
+            wait(
+                lambda s: "Do you want to proceed?" in s and "Esc to cancel" in s,
+                "the permission dialog",
+            ),
+        )
         tmux("send-keys", "-t", "c", "Escape")
         wait(lambda s: box_empty(s) and "for shortcuts" in s, "idle after the refusal")
 

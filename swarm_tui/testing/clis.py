@@ -53,8 +53,19 @@ def cli_path(name: str) -> Path | None:
             if shutil.which("npm") is None:
                 _why[name] = "npm is not installed"
                 return None
-            err = _locked_install("npm", ["npm", "install", "--no-audit", "--no-fund",
-                                          "--loglevel=error", "--prefix", str(AGENTS), spec])
+            err = _locked_install(
+                "npm",
+                [
+                    "npm",
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--loglevel=error",
+                    "--prefix",
+                    str(AGENTS),
+                    spec,
+                ],
+            )
             if not path.exists():
                 _why[name] = f"npm install {spec} failed: {err}"
                 return None
@@ -64,9 +75,18 @@ def cli_path(name: str) -> Path | None:
     if not path.exists():
         if not (AIDER_VENV / "bin" / "python").exists():
             subprocess.run([sys.executable, "-m", "venv", str(AIDER_VENV)], check=True)
-        err = _locked_install("pip", [str(AIDER_VENV / "bin" / "python"), "-m", "pip",
-                                      "install", "--quiet", "--disable-pip-version-check",
-                                      spec])
+        err = _locked_install(
+            "pip",
+            [
+                str(AIDER_VENV / "bin" / "python"),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                spec,
+            ],
+        )
         if not path.exists():
             _why[name] = f"pip install {spec} failed: {err}"
             return None
@@ -82,8 +102,11 @@ def install_all() -> int:
     missing = []
     for name in [*NPM, *PYPI]:
         path = cli_path(name)
-        print(f"swarm: {name} {version_of(name)}: " + (str(path) if path else
-              f"not installed ({why_missing(name)})"), flush=True)
+        print(
+            f"swarm: {name} {version_of(name)}: "
+            + (str(path) if path else f"not installed ({why_missing(name)})"),
+            flush=True,
+        )
         if path is None:
             missing.append(name)
     return 1 if missing else 0

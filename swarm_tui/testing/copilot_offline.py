@@ -24,8 +24,9 @@ def copilot_env(home: Path, base_url: str, trusted: tuple[Path, ...] = ()) -> di
     (home / ".copilot").mkdir(parents=True, exist_ok=True)
     if trusted:
         config = {"trustedFolders": [str(t) for t in trusted], "appTipShown": True}
-        (home / ".copilot" / "config.json").write_text(json.dumps(config, indent=2) + "\n",
-                                                      encoding="utf-8")
+        (home / ".copilot" / "config.json").write_text(
+            json.dumps(config, indent=2) + "\n", encoding="utf-8"
+        )
     return {
         "HOME": str(home),
         "COPILOT_HOME": str(home / ".copilot"),
@@ -96,8 +97,9 @@ def capture(dest: Path) -> None:
         pane.keys("C-c")
         pane.wait(lambda s: "then the lexer" not in s, "the box to clear")
         pane.save(dest / "copilot-idle-after-turn.txt")
-        fake.default = Reply(tool=("bash", {"command": "touch made-by-agent.txt",
-                                            "description": "Create a file"}))
+        fake.default = Reply(
+            tool=("bash", {"command": "touch made-by-agent.txt", "description": "Create a file"})
+        )
         pane.paste("make a file please")
         time.sleep(0.3)
         pane.keys("Enter")

@@ -120,21 +120,32 @@ def _is_side_request(body: dict[str, Any]) -> bool:
     found = body.get("messages")
     messages: list[Any] = found if isinstance(found, list) else []
     for msg in messages[:1]:  # chat clients put the system prompt first
-        if isinstance(msg, dict) and msg.get("role") == "system" and re.search(
-                r"title generator", json.dumps(msg.get("content", "")), re.I):
+        if (
+            isinstance(msg, dict)
+            and msg.get("role") == "system"
+            and re.search(r"title generator", json.dumps(msg.get("content", "")), re.I)
+        ):
             return True
     system = json.dumps(body.get("system", "")) + json.dumps(body.get("instructions", ""))
-    return bool(re.search(r"title|topic|summar(y|ize) this conversation|quota", system, re.I)) \
+    return (
+        bool(re.search(r"title|topic|summar(y|ize) this conversation|quota", system, re.I))
         and "stream" not in body
+    )
 
 
-_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>|"
-                       r"^\s*<current_datetime>.*?</current_datetime>\s*", re.S)
+_REMINDER = re.compile(
+    r"<system-reminder>.*?</system-reminder>|"
+    r"^\s*<current_datetime>.*?</current_datetime>\s*",
+    re.S,
+)
 # Claude Code sends a long paste (shown as `[Pasted text #N +M lines]`) wrapped in these tags
 _PASTED = re.compile(r'<pasted_content id="([^"]*)">\n(.*?)\n</pasted_content id="\1">', re.S)
 # ... and records a local command (`/clear`) it ran as context for the next user message
-_LOCAL_COMMAND = re.compile(r"<(local-command-caveat|command-name|command-message|command-args|"
-                            r"local-command-stdout|local-command-stderr)>.*?</\1>", re.S)
+_LOCAL_COMMAND = re.compile(
+    r"<(local-command-caveat|command-name|command-message|command-args|"
+    r"local-command-stdout|local-command-stderr)>.*?</\1>",
+    re.S,
+)
 
 
 def _text_of(content: Any) -> str | None:
@@ -163,7 +174,8 @@ def last_user_text(body: dict[str, Any]) -> str | None:
         if not isinstance(msg, dict) or msg.get("role") != "user":
             continue
         if isinstance(msg.get("content"), list) and any(
-                isinstance(p, dict) and p.get("type") == "tool_result" for p in msg["content"]):
+            isinstance(p, dict) and p.get("type") == "tool_result" for p in msg["content"]
+        ):
             continue  # a tool result, not something a human typed
         text = _text_of(msg.get("content", msg.get("parts")))
         if text is None:
@@ -229,10 +241,23 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - the http.server API
         if self.path.rstrip("/").endswith("/models"):
-            self._json({"object": "list", "data": [
-                {"id": m, "object": "model", "type": "model", "display_name": m,
-                 "created_at": "2026-01-01T00:00:00Z", "created": 0, "owned_by": "fake"}
-                for m in ("fake-model", "claude-sonnet-4-5", "gpt-5")]})
+            self._json(
+                {
+                    "object": "list",
+                    "data": [
+                        {
+                            "id": m,
+                            "object": "model",
+                            "type": "model",
+                            "display_name": m,
+                            "created_at": "2026-01-01T00:00:00Z",
+                            "created": 0,
+                            "owned_by": "fake",
+                        }
+                        for m in ("fake-model", "claude-sonnet-4-5", "gpt-5")
+                    ],
+                }
+            )
         else:
             self._json({"ok": True})
 
@@ -273,46 +298,110 @@ class _Handler(BaseHTTPRequestHandler):
         reply = self.llm.next_reply(body)
         mid = f"msg_{uuid.uuid4().hex[:12]}"
         model = body.get("model", "fake-model")
-        usage = {"input_tokens": reply.input_tokens, "output_tokens": 20,
-                 "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+        usage = {
+            "input_tokens": reply.input_tokens,
+            "output_tokens": 20,
+            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": 0,
+        }
         if not body.get("stream"):
             content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}]
             stop = "end_turn"
             if reply.tool:
-                content = [{"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:12]}",
-                            "name": reply.tool[0], "input": reply.tool[1]}]
+                content = [
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_{uuid.uuid4().hex[:12]}",
+                        "name": reply.tool[0],
+                        "input": reply.tool[1],
+                    }
+                ]
                 stop = "tool_use"
-            self._json({"id": mid, "type": "message", "role": "assistant", "model": model,
-                        "content": content, "stop_reason": stop, "stop_sequence": None,
-                        "usage": usage})
+            self._json(
+                {
+                    "id": mid,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": content,
+                    "stop_reason": stop,
+                    "stop_sequence": None,
+                    "usage": usage,
+                }
+            )
             return
         self._sse_start()
-        self._sse({"type": "message_start", "message": {
-            "id": mid, "type": "message", "role": "assistant", "model": model, "content": [],
-            "stop_reason": None, "stop_sequence": None, "usage": usage}}, "message_start")
+        self._sse(
+            {
+                "type": "message_start",
+                "message": {
+                    "id": mid,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": usage,
+                },
+            },
+            "message_start",
+        )
         if reply.tool:
             name, args = reply.tool
-            self._sse({"type": "content_block_start", "index": 0, "content_block": {
-                "type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:12]}", "name": name,
-                "input": {}}}, "content_block_start")
+            self._sse(
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {
+                        "type": "tool_use",
+                        "id": f"toolu_{uuid.uuid4().hex[:12]}",
+                        "name": name,
+                        "input": {},
+                    },
+                },
+                "content_block_start",
+            )
             time.sleep(reply.delay)
-            self._sse({"type": "content_block_delta", "index": 0, "delta": {
-                "type": "input_json_delta", "partial_json": json.dumps(args)}},
-                "content_block_delta")
+            self._sse(
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(args)},
+                },
+                "content_block_delta",
+            )
             stop = "tool_use"
         else:
-            self._sse({"type": "content_block_start", "index": 0,
-                       "content_block": {"type": "text", "text": ""}}, "content_block_start")
+            self._sse(
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "text", "text": ""},
+                },
+                "content_block_start",
+            )
             pieces = self._pieces(reply.text)
             for piece in pieces:
                 time.sleep(self._pace(reply, len(pieces)))
-                self._sse({"type": "content_block_delta", "index": 0,
-                           "delta": {"type": "text_delta", "text": piece}},
-                          "content_block_delta")
+                self._sse(
+                    {
+                        "type": "content_block_delta",
+                        "index": 0,
+                        "delta": {"type": "text_delta", "text": piece},
+                    },
+                    "content_block_delta",
+                )
             stop = "end_turn"
         self._sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
-        self._sse({"type": "message_delta", "delta": {"stop_reason": stop,
-                   "stop_sequence": None}, "usage": {"output_tokens": 20}}, "message_delta")
+        self._sse(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 20},
+            },
+            "message_delta",
+        )
         self._sse({"type": "message_stop"}, "message_stop")
 
     # ---------------------------------------------------------------- OpenAI chat
@@ -323,26 +412,52 @@ class _Handler(BaseHTTPRequestHandler):
         usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
         tool_calls = None
         if reply.tool:
-            tool_calls = [{"index": 0, "id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
-                           "function": {"name": reply.tool[0],
-                                        "arguments": json.dumps(reply.tool[1])}}]
+            tool_calls = [
+                {
+                    "index": 0,
+                    "id": f"call_{uuid.uuid4().hex[:12]}",
+                    "type": "function",
+                    "function": {"name": reply.tool[0], "arguments": json.dumps(reply.tool[1])},
+                }
+            ]
         if not body.get("stream"):
-            msg: dict[str, Any] = {"role": "assistant",
-                                   "content": None if tool_calls else reply.text}
+            msg: dict[str, Any] = {
+                "role": "assistant",
+                "content": None if tool_calls else reply.text,
+            }
             if tool_calls:
-                msg["tool_calls"] = [{k: v for k, v in t.items() if k != "index"}
-                                     for t in tool_calls]
-            self._json({"id": cid, "object": "chat.completion", "created": int(time.time()),
-                        "model": model, "choices": [{"index": 0, "message": msg,
-                        "finish_reason": "tool_calls" if tool_calls else "stop"}],
-                        "usage": usage})
+                msg["tool_calls"] = [
+                    {k: v for k, v in t.items() if k != "index"} for t in tool_calls
+                ]
+            self._json(
+                {
+                    "id": cid,
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": msg,
+                            "finish_reason": "tool_calls" if tool_calls else "stop",
+                        }
+                    ],
+                    "usage": usage,
+                }
+            )
             return
         self._sse_start()
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> None:
-            self._sse({"id": cid, "object": "chat.completion.chunk",
-                       "created": int(time.time()), "model": model,
-                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+            self._sse(
+                {
+                    "id": cid,
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                }
+            )
 
         chunk({"role": "assistant", "content": ""})
         if tool_calls:
@@ -355,8 +470,16 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(self._pace(reply, len(pieces)))
                 chunk({"content": piece})
             chunk({}, "stop")
-        self._sse({"id": cid, "object": "chat.completion.chunk", "created": int(time.time()),
-                   "model": model, "choices": [], "usage": usage})
+        self._sse(
+            {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [],
+                "usage": usage,
+            }
+        )
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
 
@@ -364,52 +487,102 @@ class _Handler(BaseHTTPRequestHandler):
     def _responses(self, body: dict[str, Any]) -> None:
         # a structured-output request (Codex's thread-title call) is a side request: answer
         # with JSON that fits its schema and leave the script to the conversation
-        reply = (structured_reply(body) if is_structured_request(body)
-                 else self.llm.next_reply(body))
+        reply = structured_reply(body) if is_structured_request(body) else self.llm.next_reply(body)
         rid = f"resp_{uuid.uuid4().hex[:12]}"
         model = body.get("model", "fake-model")
-        usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0},
-                 "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0},
-                 "total_tokens": 120}
-        base = {"id": rid, "object": "response", "created_at": int(time.time()),
-                "model": model, "status": "in_progress", "output": []}
+        usage = {
+            "input_tokens": 100,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 20,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 120,
+        }
+        base = {
+            "id": rid,
+            "object": "response",
+            "created_at": int(time.time()),
+            "model": model,
+            "status": "in_progress",
+            "output": [],
+        }
         if reply.tool:
             item: dict[str, Any] = {
-                "type": "function_call", "id": f"fc_{uuid.uuid4().hex[:12]}",
-                "call_id": f"call_{uuid.uuid4().hex[:12]}", "name": reply.tool[0],
-                "arguments": json.dumps(reply.tool[1]), "status": "completed"}
+                "type": "function_call",
+                "id": f"fc_{uuid.uuid4().hex[:12]}",
+                "call_id": f"call_{uuid.uuid4().hex[:12]}",
+                "name": reply.tool[0],
+                "arguments": json.dumps(reply.tool[1]),
+                "status": "completed",
+            }
         else:
-            item = {"type": "message", "id": f"msg_{uuid.uuid4().hex[:12]}", "role": "assistant",
-                    "status": "completed", "content": [
-                        {"type": "output_text", "text": reply.text, "annotations": []}]}
+            item = {
+                "type": "message",
+                "id": f"msg_{uuid.uuid4().hex[:12]}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
+            }
         if not body.get("stream"):
             self._json({**base, "status": "completed", "output": [item], "usage": usage})
             return
         self._sse_start()
         seq = iter(range(10_000))
-        self._sse({"type": "response.created", "sequence_number": next(seq),
-                   "response": base}, "response.created")
+        self._sse(
+            {"type": "response.created", "sequence_number": next(seq), "response": base},
+            "response.created",
+        )
         if reply.tool:
             time.sleep(reply.delay)
-            self._sse({"type": "response.output_item.added", "sequence_number": next(seq),
-                       "output_index": 0, "item": {**item, "arguments": ""}},
-                      "response.output_item.added")
+            self._sse(
+                {
+                    "type": "response.output_item.added",
+                    "sequence_number": next(seq),
+                    "output_index": 0,
+                    "item": {**item, "arguments": ""},
+                },
+                "response.output_item.added",
+            )
         else:
-            self._sse({"type": "response.output_item.added", "sequence_number": next(seq),
-                       "output_index": 0, "item": {**item, "status": "in_progress",
-                                                   "content": []}},
-                      "response.output_item.added")
+            self._sse(
+                {
+                    "type": "response.output_item.added",
+                    "sequence_number": next(seq),
+                    "output_index": 0,
+                    "item": {**item, "status": "in_progress", "content": []},
+                },
+                "response.output_item.added",
+            )
             pieces = self._pieces(reply.text)
             for piece in pieces:
                 time.sleep(self._pace(reply, len(pieces)))
-                self._sse({"type": "response.output_text.delta", "sequence_number": next(seq),
-                           "item_id": item["id"], "output_index": 0, "content_index": 0,
-                           "delta": piece}, "response.output_text.delta")
-        self._sse({"type": "response.output_item.done", "sequence_number": next(seq),
-                   "output_index": 0, "item": item}, "response.output_item.done")
-        self._sse({"type": "response.completed", "sequence_number": next(seq), "response": {
-            **base, "status": "completed", "output": [item], "usage": usage}},
-            "response.completed")
+                self._sse(
+                    {
+                        "type": "response.output_text.delta",
+                        "sequence_number": next(seq),
+                        "item_id": item["id"],
+                        "output_index": 0,
+                        "content_index": 0,
+                        "delta": piece,
+                    },
+                    "response.output_text.delta",
+                )
+        self._sse(
+            {
+                "type": "response.output_item.done",
+                "sequence_number": next(seq),
+                "output_index": 0,
+                "item": item,
+            },
+            "response.output_item.done",
+        )
+        self._sse(
+            {
+                "type": "response.completed",
+                "sequence_number": next(seq),
+                "response": {**base, "status": "completed", "output": [item], "usage": usage},
+            },
+            "response.completed",
+        )
 
     # ---------------------------------------------------------------- Gemini
     def _gemini(self, body: dict[str, Any], stream: bool) -> None:

@@ -70,13 +70,17 @@ class RunningFleet:
             parts += [ln.rstrip() for ln in agent.plain_screen() if ln.strip()]
         return "\n".join(parts)
 
-    async def wait_states(self, state: str, names: list[str] | None = None,
-                          timeout: float = 10.0) -> None:
+    async def wait_states(
+        self, state: str, names: list[str] | None = None, timeout: float = 10.0
+    ) -> None:
         agents = self.fleet.agents
         wanted = names or list(agents)
         await async_wait_until(
-            lambda: all(agents[n].state.value == state for n in wanted), timeout,
-            f"agents {wanted} to be {state}", self.screens)
+            lambda: all(agents[n].state.value == state for n in wanted),
+            timeout,
+            f"agents {wanted} to be {state}",
+            self.screens,
+        )
 
 
 StartFleet = Callable[..., Awaitable[RunningFleet]]

@@ -42,8 +42,11 @@ def frozen(leader: int, session: bool = True) -> Iterator[list[int]]:
         for pid in pids:
             (group / "cgroup.procs").write_text(str(pid))
         (group / "freezer.state").write_text("FROZEN")
-        wait_until(lambda: (group / "freezer.state").read_text().strip() == "FROZEN", 5,
-                   f"processes {pids} to be frozen")
+        wait_until(
+            lambda: (group / "freezer.state").read_text().strip() == "FROZEN",
+            5,
+            f"processes {pids} to be frozen",
+        )
         yield pids
     finally:
         (group / "freezer.state").write_text("THAWED")

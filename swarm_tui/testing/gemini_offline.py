@@ -86,8 +86,13 @@ def _capture(out: Path) -> int:
     fake = FakeLLM().start()
 
     def tmux(*args: str, stdin: str | None = None) -> str:
-        return subprocess.run(["tmux", "-L", sock, "-f", str(conf), *args], check=True,
-                              capture_output=True, text=True, input=stdin).stdout
+        return subprocess.run(
+            ["tmux", "-L", sock, "-f", str(conf), *args],
+            check=True,
+            capture_output=True,
+            text=True,
+            input=stdin,
+        ).stdout
 
     def screen(pane: str, *flags: str) -> str:
         return tmux("capture-pane", "-p", *flags, "-t", pane)
@@ -102,8 +107,7 @@ def _capture(out: Path) -> int:
         raise TimeoutError(f"timed out waiting for {what}:\n{screen(pane)}")
 
     def save(pane: str, name: str, *flags: str, text: str | None = None) -> None:
-        (out / f"gemini-{name}.txt").write_text(text if text is not None else
-                                                screen(pane, *flags))
+        (out / f"gemini-{name}.txt").write_text(text if text is not None else screen(pane, *flags))
         print(f"gemini-{name}.txt")
 
     def idle(s: str) -> bool:
@@ -116,8 +120,18 @@ def _capture(out: Path) -> int:
         (work / "repo" / "notes.txt").write_text("Notes for the agent.\n")
         env = agent_env(home, fake.base_url, bin_dir(gemini, work / "bin"))
         argv = ["env", *(f"{k}={v}" for k, v in env.items()), "gemini", "--model", MODEL]
-        a = tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-c", str(work / "repo"),
-                 "-n", "Hilbert", shlex.join(argv)).strip()
+        a = tmux(
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-c",
+            str(work / "repo"),
+            "-n",
+            "Hilbert",
+            shlex.join(argv),
+        ).strip()
         early: list[str] = []
 
         def seen(s: str) -> bool:
@@ -159,8 +173,15 @@ def _capture(out: Path) -> int:
         save(a, "working-ansi", "-e", "-N")
         wait(a, lambda s: "esc to cancel" not in s and "word299" in s, "the end of the turn")
 
-        fake.push(Reply("", tool=("run_shell_command", {"command": "touch made-by-agent.txt",
-                                                        "description": "Make a file."})))
+        fake.push(
+            Reply(
+                "",
+                tool=(
+                    "run_shell_command",
+                    {"command": "touch made-by-agent.txt", "description": "Make a file."},
+                ),
+            )
+        )
         tmux("send-keys", "-t", a, "-l", "list the files")
         time.sleep(0.5)
         tmux("send-keys", "-t", a, "Enter")

@@ -107,21 +107,29 @@ class NetnsCluster:
             f"AuthorizedKeysFile {self.authorized}\nPidFile {self.dir}/sshd_{name}.pid\n"
             "PermitRootLogin prohibit-password\nPasswordAuthentication no\nUsePAM no\n"
             "StrictModes no\nAllowStreamLocalForwarding yes\nStreamLocalBindUnlink yes\n"
-            "MaxSessions 20\nLogLevel ERROR\nClientAliveInterval 0\n")
+            "MaxSessions 20\nLogLevel ERROR\nClientAliveInterval 0\n"
+        )
         node.sshd = subprocess.Popen(
             ["ip", "netns", "exec", ns, SSHD, "-D", "-e", "-f", str(conf)],
-            stdout=subprocess.DEVNULL, stderr=open(self.dir / f"sshd_{name}.log", "wb"))
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.dir / f"sshd_{name}.log", "wb"),
+        )
         self._write_client_files()
         return node
 
     def _write_client_files(self) -> None:
         pub = self.host_key.with_suffix(".pub").read_text().split()
-        self.known_hosts.write_text("".join(f"{n.addr} {pub[0]} {pub[1]}\n"
-                                            for n in self.nodes.values()))
-        self.config.write_text("".join(
-            f"Host {n.name}\n  HostName {n.addr}\n  User root\n  IdentityFile {self.key}\n"
-            f"  UserKnownHostsFile {self.known_hosts}\n  IdentitiesOnly yes\n"
-            "  StrictHostKeyChecking yes\n\n" for n in self.nodes.values()))
+        self.known_hosts.write_text(
+            "".join(f"{n.addr} {pub[0]} {pub[1]}\n" for n in self.nodes.values())
+        )
+        self.config.write_text(
+            "".join(
+                f"Host {n.name}\n  HostName {n.addr}\n  User root\n  IdentityFile {self.key}\n"
+                f"  UserKnownHostsFile {self.known_hosts}\n  IdentitiesOnly yes\n"
+                "  StrictHostKeyChecking yes\n\n"
+                for n in self.nodes.values()
+            )
+        )
 
     def close(self) -> None:
         for node in self.nodes.values():
@@ -133,8 +141,9 @@ class NetnsCluster:
                     node.sshd.kill()
             # the namespace's processes (sshd children) die with it; the veth pair too
             subprocess.run(["ip", "netns", "pids", node.ns], capture_output=True)
-            pids = subprocess.run(["ip", "netns", "pids", node.ns], capture_output=True,
-                                  text=True).stdout.split()
+            pids = subprocess.run(
+                ["ip", "netns", "pids", node.ns], capture_output=True, text=True
+            ).stdout.split()
             for pid in pids:
                 subprocess.run(["kill", "-9", pid], capture_output=True)
             subprocess.run(["ip", "netns", "del", node.ns], capture_output=True)

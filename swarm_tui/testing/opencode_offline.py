@@ -49,8 +49,9 @@ def write_config(home: Path, base_url: str, permission: dict[str, str] | None = 
     return path
 
 
-def opencode_env(home: Path, base_url: str,
-                 permission: dict[str, str] | None = None) -> dict[str, str]:
+def opencode_env(
+    home: Path, base_url: str, permission: dict[str, str] | None = None
+) -> dict[str, str]:
     """Environment for an offline opencode whose files all live under `home`."""
     config = write_config(home, base_url, permission)
     return {
@@ -92,13 +93,29 @@ class Pane:
         # tmux gives a new pane the client's PATH whatever -e says: set it in the command
         path = env.get("PATH", os.environ.get("PATH", ""))
         command = f"PATH={shlex.quote(path)}; export PATH; exec {shlex.join(argv)}"
-        self.tmux("new-session", "-d", "-s", "cap", "-x", "120", "-y", "40", "-c", str(cwd),
-                  *env_args, command)
+        self.tmux(
+            "new-session",
+            "-d",
+            "-s",
+            "cap",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-c",
+            str(cwd),
+            *env_args,
+            command,
+        )
 
     def tmux(self, *args: str, stdin: str | None = None) -> str:
-        return self._subprocess.run(["tmux", "-L", self.socket, "-f", str(CONF), *args],
-                                    check=True, capture_output=True, text=True,
-                                    input=stdin).stdout
+        return self._subprocess.run(
+            ["tmux", "-L", self.socket, "-f", str(CONF), *args],
+            check=True,
+            capture_output=True,
+            text=True,
+            input=stdin,
+        ).stdout
 
     def screen(self, *flags: str) -> str:
         return self.tmux("capture-pane", "-p", *flags, "-t", "cap")
@@ -177,8 +194,9 @@ def capture(dest: Path) -> None:
         pane.wait(lambda s: "then the lexer" not in s, "the box to clear")
         pane.save(dest / "opencode-idle-after-turn.txt")
         # a tool call that the config says to ask about
-        fake.default = Reply(tool=("bash", {"command": "touch made-by-agent.txt",
-                                            "description": "Create a file"}))
+        fake.default = Reply(
+            tool=("bash", {"command": "touch made-by-agent.txt", "description": "Create a file"})
+        )
         pane.paste("make a file please")
         time.sleep(0.3)
         pane.keys("Enter")

@@ -25,12 +25,30 @@ from swarm_tui.testing.waiting import wait_until
 
 # A mock agent that is quick and predictable: no permission prompts, never gives up or goes
 # quiet, ready 0.3 s after start, about half a second of "work" per message.
-FAST_MOCK_ARGS = ("--work", "0.5", "--startup", "0.3", "--permission-rate", "0",
-                  "--give-up-rate", "0", "--quiet-rate", "0")
+FAST_MOCK_ARGS = (
+    "--work",
+    "0.5",
+    "--startup",
+    "0.3",
+    "--permission-rate",
+    "0",
+    "--give-up-rate",
+    "0",
+    "--quiet-rate",
+    "0",
+)
 
 # Variables that would make a test talk to a real fleet or a real tmux server.
-LEAKY_ENV = ("TMUX", "TMUX_PANE", "SWARM_TOKEN", "SWARM_SOCKET", "SWARM_AGENT", "SWARM_FLEET",
-              "SWARM_MOCK_LOG", "SWARM_MOCK_RAW_LOG")
+LEAKY_ENV = (
+    "TMUX",
+    "TMUX_PANE",
+    "SWARM_TOKEN",
+    "SWARM_SOCKET",
+    "SWARM_AGENT",
+    "SWARM_FLEET",
+    "SWARM_MOCK_LOG",
+    "SWARM_MOCK_RAW_LOG",
+)
 
 
 def swarm_argv() -> list[str]:
@@ -61,8 +79,9 @@ def mock_agent(name: str, *extra_args: str, **fields: Any) -> dict[str, Any]:
     return {"name": name, "cli": "mock", "args": [*FAST_MOCK_ARGS, *extra_args], **fields}
 
 
-def shell_agent(name: str, command: str = "bash --norc --noprofile",
-                **fields: Any) -> dict[str, Any]:
+def shell_agent(
+    name: str, command: str = "bash --norc --noprofile", **fields: Any
+) -> dict[str, Any]:
     """A plain shell in an agent's window: type commands into it as the agent would."""
     return {"name": name, "cli": "generic", "command": command, **fields}
 
@@ -72,8 +91,7 @@ def _stop_agents(tmux: list[str], env: dict[str, str]) -> None:
     the SIGHUP of a bare kill-server and would outlive the test."""
     from swarm_tui.hosts.base import PANE_PIDS, stop_panes_command
 
-    panes = subprocess.run([*tmux, *PANE_PIDS], env=env, capture_output=True, text=True,
-                           timeout=10)
+    panes = subprocess.run([*tmux, *PANE_PIDS], env=env, capture_output=True, text=True, timeout=10)
     if panes.returncode == 0:
         subprocess.run(stop_panes_command(panes.stdout), shell=True, check=False, timeout=10)
 
@@ -96,8 +114,13 @@ class TmuxServer:
 
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         # no -f: these commands never start a server (they fail if there is none)
-        proc = subprocess.run(["tmux", "-L", self.socket_name, *args], env=self.env,
-                              capture_output=True, text=True, timeout=10)
+        proc = subprocess.run(
+            ["tmux", "-L", self.socket_name, *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
         if check and proc.returncode != 0:
             raise AssertionError(f"tmux {' '.join(args)}: {proc.stderr.strip()}")
         return proc
@@ -110,8 +133,12 @@ class TmuxServer:
 
     def windows(self) -> list[Window]:
         """Every window of the server, agents and swarm's own placeholder alike."""
-        out = self.run("list-windows", "-a", "-F",
-                       "#{window_id}\t#{pane_id}\t#{@swarm_agent}\t#{pane_dead}\t#{pane_pid}")
+        out = self.run(
+            "list-windows",
+            "-a",
+            "-F",
+            "#{window_id}\t#{pane_id}\t#{@swarm_agent}\t#{pane_dead}\t#{pane_pid}",
+        )
         rows = []
         for line in out.stdout.splitlines():
             w, p, agent, dead, pid = line.split("\t")
@@ -159,14 +186,18 @@ class Headless:
 
     def wait_for_line(self, text: str, timeout: float = 10.0) -> str:
         """The first stdout line holding `text`; fails early if the process exits first."""
+
         def found() -> str | None:
             for line in self.stdout().splitlines():
                 if text in line:
                     return line
             if self.proc.poll() is not None:
-                raise AssertionError(f"swarm exited ({self.proc.returncode}) before printing "
-                                     f"{text!r}\n{self.output()}")
+                raise AssertionError(
+                    f"swarm exited ({self.proc.returncode}) before printing "
+                    f"{text!r}\n{self.output()}"
+                )
             return None
+
         line = wait_until(found, timeout, f"swarm to print {text!r}", self.output)
         assert line is not None  # wait_until returns only a truthy value
         return line
@@ -185,8 +216,9 @@ class Headless:
         try:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            raise AssertionError(f"swarm pid {self.pid} did not exit within {timeout} s\n"
-                                 + self.output()) from None
+            raise AssertionError(
+                f"swarm pid {self.pid} did not exit within {timeout} s\n" + self.output()
+            ) from None
 
 
 @dataclass
@@ -217,9 +249,11 @@ class Sandbox:
         for spec in agents:
             spec = dict(spec)
             if spec.get("cli", "mock") == "mock":
-                env = {"SWARM_MOCK_LOG": str(self.log_path(spec["name"])),
-                       "SWARM_MOCK_RAW_LOG": str(self.raw_log_path(spec["name"])),
-                       **spec.get("env", {})}
+                env = {
+                    "SWARM_MOCK_LOG": str(self.log_path(spec["name"])),
+                    "SWARM_MOCK_RAW_LOG": str(self.raw_log_path(spec["name"])),
+                    **spec.get("env", {}),
+                }
                 spec["env"] = env
             lines.append("\n[[agents]]")
             lines += [f"{k} = {_toml(v)}" for k, v in spec.items()]
@@ -240,8 +274,11 @@ class Sandbox:
         path = self.log_path(agent)
         if not path.exists():
             return []
-        return [json.loads(line)["text"]
-                for line in path.read_text(encoding="utf-8").splitlines() if line]
+        return [
+            json.loads(line)["text"]
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line
+        ]
 
     def received_at(self, agent: str) -> list[tuple[float, str]]:
         path = self.log_path(agent)
@@ -289,38 +326,65 @@ class Sandbox:
         return self.home / "run" / f"{fleet_slug(fleet)}.sock"
 
     # ------------------------------------------------------------------ the swarm CLI
-    def swarm(self, *args: str, env: dict[str, str] | None = None, input: str | None = None,
-              timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
+    def swarm(
+        self,
+        *args: str,
+        env: dict[str, str] | None = None,
+        input: str | None = None,
+        timeout: float = 30.0,
+    ) -> subprocess.CompletedProcess[str]:
         """Run `swarm ARGS` to completion; returns its exit code, stdout and stderr."""
-        return subprocess.run([*swarm_argv(), *args], env={**self.env, **(env or {})},
-                              input=input, capture_output=True, text=True, timeout=timeout,
-                              cwd=self.files)
+        return subprocess.run(
+            [*swarm_argv(), *args],
+            env={**self.env, **(env or {})},
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=self.files,
+        )
 
-    async def aswarm(self, *args: str, env: dict[str, str] | None = None,
-                     input: str | None = None,
-                     timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
+    async def aswarm(
+        self,
+        *args: str,
+        env: dict[str, str] | None = None,
+        input: str | None = None,
+        timeout: float = 30.0,
+    ) -> subprocess.CompletedProcess[str]:
         """`swarm` without blocking the event loop (an in-process fleet must keep answering)."""
         proc = await asyncio.create_subprocess_exec(
-            *swarm_argv(), *args, env={**self.env, **(env or {})}, cwd=self.files,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE)
+            *swarm_argv(),
+            *args,
+            env={**self.env, **(env or {})},
+            cwd=self.files,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         try:
             out, err = await asyncio.wait_for(
-                proc.communicate(input.encode() if input is not None else None), timeout)
+                proc.communicate(input.encode() if input is not None else None), timeout
+            )
         except TimeoutError:
             proc.kill()
             await proc.wait()
             raise AssertionError(f"swarm {' '.join(args)} did not finish in {timeout} s") from None
-        return subprocess.CompletedProcess([*swarm_argv(), *args], proc.returncode or 0,
-                                           out.decode(), err.decode())
+        return subprocess.CompletedProcess(
+            [*swarm_argv(), *args], proc.returncode or 0, out.decode(), err.decode()
+        )
 
     def start_headless(self, layout: Path, *extra: str) -> Headless:
         n = len(self._procs)
         out, err = self.files / f"swarm-{n}.out", self.files / f"swarm-{n}.err"
         with open(out, "wb") as fo, open(err, "wb") as fe:
-            proc = subprocess.Popen([*swarm_argv(), "up", str(layout), "--headless", *extra],
-                                    env=self.env, stdout=fo, stderr=fe,
-                                    stdin=subprocess.DEVNULL, cwd=self.files)
+            proc = subprocess.Popen(
+                [*swarm_argv(), "up", str(layout), "--headless", *extra],
+                env=self.env,
+                stdout=fo,
+                stderr=fe,
+                stdin=subprocess.DEVNULL,
+                cwd=self.files,
+            )
         self._procs.append(proc)
         return Headless(proc, out, err)
 
@@ -335,10 +399,17 @@ class Sandbox:
         # any other tmux server started under this sandbox (tmux sockets live in TMUX_TMPDIR)
         for sock in self.home.glob(f"tmux-{os.getuid()}/*"):
             _stop_agents(["tmux", "-S", str(sock)], self.env)
-            subprocess.run(["tmux", "-S", str(sock), "kill-server"], env=self.env,
-                           capture_output=True, timeout=10)
+            subprocess.run(
+                ["tmux", "-S", str(sock), "kill-server"],
+                env=self.env,
+                capture_output=True,
+                timeout=10,
+            )
         try:
-            wait_until(lambda: not any(s.alive() for s in self._servers), 5,
-                       "the sandbox's tmux servers to exit")
+            wait_until(
+                lambda: not any(s.alive() for s in self._servers),
+                5,
+                "the sandbox's tmux servers to exit",
+            )
         finally:
             shutil.rmtree(self.home, ignore_errors=True)

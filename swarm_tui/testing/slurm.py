@@ -55,8 +55,10 @@ def available() -> str:
     missing = [p for p in (SLURMCTLD, SLURMD, SLURMSTEPD, MUNGED) if not Path(p).exists()]
     missing += [c for c in CLIENTS if shutil.which(c) is None]
     if missing:
-        return (f"{', '.join(missing)} missing: install Debian's {PACKAGES} "
-                f"(apt-get install {PACKAGES})")
+        return (
+            f"{', '.join(missing)} missing: install Debian's {PACKAGES} "
+            f"(apt-get install {PACKAGES})"
+        )
     return netns.available()
 
 
@@ -113,9 +115,15 @@ class SlurmCluster:
     `debug` (the first node, MaxTime 30 min). Use as a context manager, or call `close()`.
     Logs and slurm.conf are in `tmp`."""
 
-    def __init__(self, tmp: Path, nodes: netns.NetnsCluster, names: list[str],
-                 gpus_per_node: int = 8, cpus_per_node: int = 16,
-                 cluster_name: str = "swarmtest") -> None:
+    def __init__(
+        self,
+        tmp: Path,
+        nodes: netns.NetnsCluster,
+        names: list[str],
+        gpus_per_node: int = 8,
+        cpus_per_node: int = 16,
+        cluster_name: str = "swarmtest",
+    ) -> None:
         if not names:
             raise ValueError("a Slurm cluster needs at least one node")
         self.dir = tmp
@@ -132,8 +140,10 @@ class SlurmCluster:
         self.conf = self.dir / "slurm.conf"
         # SLURM_CONF is what clients need; SBATCH_OUTPUT keeps a job's slurm-N.out (when
         # sbatch is not given --output) out of the directory the tests run in
-        self.env: dict[str, str] = {"SLURM_CONF": str(self.conf),
-                                    "SBATCH_OUTPUT": str(self.dir / "slurm-%j.out")}
+        self.env: dict[str, str] = {
+            "SLURM_CONF": str(self.conf),
+            "SBATCH_OUTPUT": str(self.dir / "slurm-%j.out"),
+        }
         self.ctl_link = f"swsl{self.tag}"
         self.ctl_addr = ""
         self.ctl_port = 0
@@ -170,8 +180,9 @@ class SlurmCluster:
             if f" {addr}/" not in taken:
                 break
         # a veth pair, both ends here (no dummy links in every kernel): up, with carrier
-        _run("ip", "link", "add", self.ctl_link, "type", "veth", "peer", "name",
-             f"{self.ctl_link}p")
+        _run(
+            "ip", "link", "add", self.ctl_link, "type", "veth", "peer", "name", f"{self.ctl_link}p"
+        )
         self.ctl_addr = addr
         _run("ip", "addr", "add", f"{addr}/32", "dev", self.ctl_link)
         _run("ip", "link", "set", f"{self.ctl_link}p", "up")
@@ -181,20 +192,37 @@ class SlurmCluster:
             gateway = node.addr.rsplit(".", 1)[0] + ".1"  # the host side of its link
             # that one address only: a default route would send the node's DNS queries
             # to a host that drops them (slow timeouts, where "unreachable" is immediate)
-            _run("ip", "netns", "exec", node.ns, "ip", "route", "replace", f"{addr}/32",
-                 "via", gateway)
+            _run(
+                "ip",
+                "netns",
+                "exec",
+                node.ns,
+                "ip",
+                "route",
+                "replace",
+                f"{addr}/32",
+                "via",
+                gateway,
+            )
         self.ctl_port = _free_port(addr)
 
     def _spawn(self, argv: list[str], log: str) -> subprocess.Popen[bytes]:
         f = open(self.dir / log, "ab")  # noqa: SIM115 - closed in close()
         self._logs.append(f)
-        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=f, stderr=f,
-                                env={**os.environ, **self.env}, start_new_session=True)
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=f,
+            stderr=f,
+            env={**os.environ, **self.env},
+            start_new_session=True,
+        )
 
     def _alive(self, proc: subprocess.Popen[bytes] | None, what: str, *logs: str) -> None:
         if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"{what} exited ({proc.returncode}):"
-                                 + "".join(self.tail(log) for log in logs))
+            raise AssertionError(
+                f"{what} exited ({proc.returncode}):" + "".join(self.tail(log) for log in logs)
+            )
 
     def _start_munge(self) -> None:
         key = self.run_dir / "munge.key"
@@ -203,15 +231,27 @@ class SlurmCluster:
             f.write(os.urandom(1024))
         # --force: munged refuses a socket in a directory others cannot enter (0700 here)
         self.munged = self._spawn(
-            [MUNGED, "--foreground", "--force", f"--socket={self.munge_socket}",
-             f"--key-file={key}", f"--pid-file={self.run_dir / 'munged.pid'}",
-             f"--seed-file={self.run_dir / 'munged.seed'}",
-             f"--log-file={self.dir / 'munged.log'}"], "munged.out")
+            [
+                MUNGED,
+                "--foreground",
+                "--force",
+                f"--socket={self.munge_socket}",
+                f"--key-file={key}",
+                f"--pid-file={self.run_dir / 'munged.pid'}",
+                f"--seed-file={self.run_dir / 'munged.seed'}",
+                f"--log-file={self.dir / 'munged.log'}",
+            ],
+            "munged.out",
+        )
 
         def ready() -> bool:
             self._alive(self.munged, "munged", "munged.out", "munged.log")
-            return subprocess.run(["munge", "-n", "-S", str(self.munge_socket)],
-                                  capture_output=True).returncode == 0
+            return (
+                subprocess.run(
+                    ["munge", "-n", "-S", str(self.munge_socket)], capture_output=True
+                ).returncode
+                == 0
+            )
 
         wait_until(ready, START_TIMEOUT, "munged to answer")
 
@@ -263,11 +303,12 @@ class SlurmCluster:
             "MinJobAge=300",
         ]
         for name in self.names:
-            lines.append(f"NodeName={name} NodeAddr={self.nodes.nodes[name].addr} "
-                         f"CPUs={self.cpus_per_node} RealMemory=64000{gres} State=UNKNOWN")
+            lines.append(
+                f"NodeName={name} NodeAddr={self.nodes.nodes[name].addr} "
+                f"CPUs={self.cpus_per_node} RealMemory=64000{gres} State=UNKNOWN"
+            )
         lines += [
-            f"PartitionName=gpu Nodes={','.join(self.names)} Default=YES MaxTime=24:00:00 "
-            "State=UP",
+            f"PartitionName=gpu Nodes={','.join(self.names)} Default=YES MaxTime=24:00:00 State=UP",
             f"PartitionName=debug Nodes={self.names[0]} MaxTime=00:30:00 State=UP",
         ]
         self.conf.write_text("\n".join(lines) + "\n")
@@ -289,15 +330,18 @@ class SlurmCluster:
         (self.dir / "cgroup.conf").write_text("CgroupPlugin=cgroup/v1\n")
 
     def _start_slurmctld(self) -> None:
-        self.slurmctld = self._spawn([SLURMCTLD, "-D", "-i", "-f", str(self.conf)],
-                                     "slurmctld.out")
+        self.slurmctld = self._spawn([SLURMCTLD, "-D", "-i", "-f", str(self.conf)], "slurmctld.out")
 
         def up() -> bool:
             self._alive(self.slurmctld, "slurmctld", "slurmctld.out", "slurmctld.log")
             return "UP" in self.run("scontrol", "ping", timeout=10).stdout
 
-        wait_until(up, START_TIMEOUT, "slurmctld to answer `scontrol ping`",
-                   detail=lambda: self.tail("slurmctld.log"))
+        wait_until(
+            up,
+            START_TIMEOUT,
+            "slurmctld to answer `scontrol ping`",
+            detail=lambda: self.tail("slurmctld.log"),
+        )
 
     def start_node(self, name: str) -> None:
         """Start (or restart) the node's slurmd inside its network namespace; it registers
@@ -307,15 +351,31 @@ class SlurmCluster:
         (self.run_dir / name).mkdir(exist_ok=True)
         # nsenter --net: only the network is the node's (`ip netns exec` remounts /sys too)
         self.slurmd[name] = self._spawn(
-            ["nsenter", f"--net=/run/netns/{node.ns}", SLURMD, "-D", "-N", name,
-             "-f", str(self.conf)], f"slurmd-{name}.out")
+            [
+                "nsenter",
+                f"--net=/run/netns/{node.ns}",
+                SLURMD,
+                "-D",
+                "-N",
+                name,
+                "-f",
+                str(self.conf),
+            ],
+            f"slurmd-{name}.out",
+        )
 
     # -- use --------------------------------------------------------------------------------
 
     def run(self, *argv: str, timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
         """A command (sbatch, squeue, srun, ...) against this cluster; output as text."""
-        return subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL, env={**os.environ, **self.env})
+        return subprocess.run(
+            list(argv),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, **self.env},
+        )
 
     def submit(self, *args: str) -> int:
         """`sbatch --parsable ARGS`: the job id (raises with sbatch's words if refused)."""
@@ -333,22 +393,31 @@ class SlurmCluster:
             out[name] = state.strip()
         return out
 
-    def wait_states(self, want: Callable[[dict[str, str]], bool], what: str,
-                    timeout: float = START_TIMEOUT) -> dict[str, str]:
+    def wait_states(
+        self, want: Callable[[dict[str, str]], bool], what: str, timeout: float = START_TIMEOUT
+    ) -> dict[str, str]:
         """Until `want(states())`; failing early if a slurmd died."""
+
         def check() -> dict[str, str]:
             for name, proc in self.slurmd.items():
                 self._alive(proc, f"slurmd {name}", f"slurmd-{name}.out", f"slurmd-{name}.log")
             states = self.states()
             return states if want(states) else {}
 
-        return wait_until(check, timeout, what,
-                          detail=lambda: f"sinfo: {self.states()}{self.tail('slurmctld.log')}")
+        return wait_until(
+            check,
+            timeout,
+            what,
+            detail=lambda: f"sinfo: {self.states()}{self.tail('slurmctld.log')}",
+        )
 
     def wait_idle(self, timeout: float = START_TIMEOUT) -> None:
         """Until every node is idle (registered, answering, nothing running) in `sinfo`."""
-        self.wait_states(lambda s: all(s.get(n) == "idle" for n in self.names),
-                         f"nodes {', '.join(self.names)} idle in sinfo", timeout)
+        self.wait_states(
+            lambda s: all(s.get(n) == "idle" for n in self.names),
+            f"nodes {', '.join(self.names)} idle in sinfo",
+            timeout,
+        )
 
     def job(self, job: int | str) -> dict[str, str]:
         """`scontrol show job -o JOB` as Key: Value ({} once Slurm forgot it)."""
@@ -356,17 +425,21 @@ class SlurmCluster:
 
     def wait_state(self, job: int | str, *states: str, timeout: float = 20.0) -> dict[str, str]:
         """Until the job is in one of `states` (RUNNING, CANCELLED, ...); its fields."""
+
         def there() -> dict[str, str]:
             info = self.job(job)
             return info if info.get("JobState") in states else {}
 
-        return wait_until(there, timeout, f"job {job} {'/'.join(states)}",
-                          detail=lambda: f"{self.job(job)}{self.tail('slurmctld.log')}")
+        return wait_until(
+            there,
+            timeout,
+            f"job {job} {'/'.join(states)}",
+            detail=lambda: f"{self.job(job)}{self.tail('slurmctld.log')}",
+        )
 
     def drain(self, name: str, reason: str = "drained by test") -> None:
         """Drain the node: what runs there keeps running, nothing new starts there."""
-        r = self.run("scontrol", "update", f"NodeName={name}", "State=DRAIN",
-                     f"Reason={reason}")
+        r = self.run("scontrol", "update", f"NodeName={name}", "State=DRAIN", f"Reason={reason}")
         if r.returncode != 0:
             raise RuntimeError(f"drain {name}: {r.stderr.strip()}")
 
@@ -375,9 +448,14 @@ class SlurmCluster:
         r = self.run("scontrol", "update", f"NodeName={name}", "State=RESUME")
         if r.returncode != 0:
             raise RuntimeError(f"resume {name}: {r.stderr.strip()}")
-        self.wait_states(lambda s: not any(c in s.get(name, "*") for c in "*~#!%@")
-                         and "drain" not in s.get(name, "") and "down" not in s.get(name, ""),
-                         f"{name} back in service")
+        self.wait_states(
+            lambda s: (
+                not any(c in s.get(name, "*") for c in "*~#!%@")
+                and "drain" not in s.get(name, "")
+                and "down" not in s.get(name, "")
+            ),
+            f"{name} back in service",
+        )
 
     def kill_node(self, name: str, tell: bool = True) -> None:
         """The node's slurmd and every job step on it killed, as if it crashed. With
@@ -386,8 +464,9 @@ class SlurmCluster:
         --no-requeue to have them end NODE_FAIL). `start_node` brings it back."""
         self._kill_slurm_on(name)
         if tell:
-            r = self.run("scontrol", "update", f"NodeName={name}", "State=DOWN",
-                         "Reason=killed by test")
+            r = self.run(
+                "scontrol", "update", f"NodeName={name}", "State=DOWN", "Reason=killed by test"
+            )
             if r.returncode != 0:
                 raise RuntimeError(f"down {name}: {r.stderr.strip()}")
 
@@ -451,8 +530,9 @@ class SlurmCluster:
     def __enter__(self) -> SlurmCluster:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
 

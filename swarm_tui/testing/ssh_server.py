@@ -26,16 +26,20 @@ class _Server(asyncssh.SSHServer):
     def unix_server_requested(self, listen_path: str) -> bool:
         return True
 
-    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str,
-                             orig_port: int) -> bool:
+    def connection_requested(
+        self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
+    ) -> bool:
         self.node.tunnels.append((dest_host, dest_port))  # used as a ProxyJump host
         return True
 
 
 async def _run_command(process: asyncssh.SSHServerProcess[bytes]) -> None:
     local = await asyncio.create_subprocess_shell(
-        process.command or "exec $SHELL -l", stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        process.command or "exec $SHELL -l",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     assert local.stdin and local.stdout and local.stderr
     stdin = local.stdin
 
@@ -55,8 +59,9 @@ async def _run_command(process: asyncssh.SSHServerProcess[bytes]) -> None:
 
     feeder = asyncio.create_task(feed())
     try:
-        await asyncio.gather(copy(local.stdout, process.stdout.write),
-                             copy(local.stderr, process.stderr.write))
+        await asyncio.gather(
+            copy(local.stdout, process.stdout.write), copy(local.stderr, process.stderr.write)
+        )
         process.exit(await local.wait())
     except (OSError, asyncssh.Error):
         pass
@@ -78,21 +83,27 @@ class SSHNode:
     tunnels: list[tuple[str, int]] = field(default_factory=list)
     jump: str = ""  # reach this node through another (ProxyJump)
     _acceptor: asyncssh.SSHAcceptor | None = None
-    host_key: asyncssh.SSHKey = field(default_factory=lambda: asyncssh.generate_private_key(
-        "ssh-ed25519"))
+    host_key: asyncssh.SSHKey = field(
+        default_factory=lambda: asyncssh.generate_private_key("ssh-ed25519")
+    )
 
     async def start(self, client_key: asyncssh.SSHKey) -> None:
         self._client_key = client_key
         await self.restart()
 
     async def restart(self) -> None:
-        authorized = asyncssh.import_authorized_keys(
-            client_key_line(self._client_key))
+        authorized = asyncssh.import_authorized_keys(client_key_line(self._client_key))
         self._acceptor = await asyncssh.listen(
-            "127.0.0.1", self.port, server_factory=lambda: _Server(self),
-            server_host_keys=[self.host_key], authorized_client_keys=authorized,
-            process_factory=_run_command, encoding=None, reuse_address=True,
-            keepalive_interval=2)
+            "127.0.0.1",
+            self.port,
+            server_factory=lambda: _Server(self),
+            server_host_keys=[self.host_key],
+            authorized_client_keys=authorized,
+            process_factory=_run_command,
+            encoding=None,
+            reuse_address=True,
+            keepalive_interval=2,
+        )
         self.port = self._acceptor.sockets[0].getsockname()[1]
 
     def drop(self) -> None:
@@ -113,9 +124,11 @@ class SSHNode:
 
     def config_block(self, key_path: Path, known_hosts: Path) -> str:
         jump = f"  ProxyJump {self.jump}\n" if self.jump else ""
-        return (f"Host {self.name}\n  HostName 127.0.0.1\n  Port {self.port}\n"
-                f"  User {os.environ.get('USER', 'root')}\n  IdentityFile {key_path}\n"
-                f"  UserKnownHostsFile {known_hosts}\n  IdentitiesOnly yes\n{jump}\n")
+        return (
+            f"Host {self.name}\n  HostName 127.0.0.1\n  Port {self.port}\n"
+            f"  User {os.environ.get('USER', 'root')}\n  IdentityFile {key_path}\n"
+            f"  UserKnownHostsFile {known_hosts}\n  IdentitiesOnly yes\n{jump}\n"
+        )
 
 
 def client_key_line(key: asyncssh.SSHKey) -> str:
@@ -146,8 +159,9 @@ class SSHCluster:
 
     def write(self) -> None:
         self.known_hosts.write_text("".join(n.known_hosts_line() for n in self.nodes.values()))
-        self.config.write_text("".join(n.config_block(self.key_path, self.known_hosts)
-                                       for n in self.nodes.values()))
+        self.config.write_text(
+            "".join(n.config_block(self.key_path, self.known_hosts) for n in self.nodes.values())
+        )
 
     async def close(self) -> None:
         for node in self.nodes.values():

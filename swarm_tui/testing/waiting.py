@@ -84,8 +84,11 @@ def holds(
     while time.monotonic() < end:
         value = predicate()
         if not value:
-            raise AssertionError(_message(f"{what} to hold", duration, value, detail)
-                                 .replace("timed out after", "stopped holding within"))
+            raise AssertionError(
+                _message(f"{what} to hold", duration, value, detail).replace(
+                    "timed out after", "stopped holding within"
+                )
+            )
         time.sleep(interval)
 
 
@@ -103,6 +106,9 @@ async def async_holds(
         if inspect.isawaitable(value):
             value = await value
         if not value:
-            raise AssertionError(_message(f"{what} to hold", duration, value, detail)
-                                 .replace("timed out after", "stopped holding within"))
+            raise AssertionError(
+                _message(f"{what} to hold", duration, value, detail).replace(
+                    "timed out after", "stopped holding within"
+                )
+            )
         await asyncio.sleep(interval)

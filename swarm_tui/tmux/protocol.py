@@ -109,8 +109,7 @@ class ControlParser:
                 parts = line.split(b" ")
                 # a screen captured inside the block may show "%end of story": only a
                 # well-formed line with this block's number ends it
-                if (len(parts) >= 3 and parts[2].isdigit()
-                        and int(parts[2]) == self._block_head[0]):
+                if len(parts) >= 3 and parts[2].isdigit() and int(parts[2]) == self._block_head[0]:
                     lines, self._block = tuple(self._block), None
                     number, from_client = self._block_head
                     return Reply(number, line.startswith(b"%end"), lines, from_client)

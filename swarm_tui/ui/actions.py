@@ -91,15 +91,24 @@ class AgentActions(EngineLink):
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         """The wheel over the zoomed agent's tile scrolls back into its history."""
         tile, name = event.widget, self.current_name()
-        if self.zoomed and name and len(self.screen_stack) == 1 \
-                and isinstance(tile, AgentTile) and tile.name_shown == name:
+        if (
+            self.zoomed
+            and name
+            and len(self.screen_stack) == 1
+            and isinstance(tile, AgentTile)
+            and tile.name_shown == name
+        ):
             self.push_screen(HistoryScreen(self.client, name, back=WHEEL_LINES))
 
     def action_attach(self) -> None:
         name = self.current_name()
         if name:
-            self._ask(lambda: self.client.attach_argv(name), partial(self._attach_window, name),
-                      what=f"attach to {name}", severity="warning")
+            self._ask(
+                lambda: self.client.attach_argv(name),
+                partial(self._attach_window, name),
+                what=f"attach to {name}",
+                severity="warning",
+            )
 
     def _attach_window(self, name: str, argv: list[str]) -> None:
         if not argv:
@@ -111,8 +120,11 @@ class AgentActions(EngineLink):
             with self.suspend():
                 subprocess.run(argv, env=env)
         except SuspendNotSupported:
-            self.notify(f"this terminal cannot hand over to {name}'s window: run "
-                        f"`{' '.join(argv)}`", severity="warning", timeout=10)
+            self.notify(
+                f"this terminal cannot hand over to {name}'s window: run `{' '.join(argv)}`",
+                severity="warning",
+                timeout=10,
+            )
         self._show_page()
 
     def action_answer(self, choice: str) -> None:
@@ -124,15 +136,21 @@ class AgentActions(EngineLink):
         if name is None or agent is None:
             return
         if not asking(agent):
-            self.notify(f"{name} is {agent.state}: no dialog to answer (y, n and 1-9 answer "
-                        "an agent that needs permission)", timeout=4)
+            self.notify(
+                f"{name} is {agent.state}: no dialog to answer (y, n and 1-9 answer "
+                "an agent that needs permission)",
+                timeout=4,
+            )
             return
         moved = self._moved_here
         if moved is not None and moved[0] == name and time.monotonic() - moved[1] < MOVED_GRACE:
             self._moved_here = None  # the next key answers it
-            self.notify(f"the selection moved to {name} by itself (the agent before it left "
-                        f"the list): look at its dialog, then press {choice[:1]} again",
-                        severity="warning", timeout=5)
+            self.notify(
+                f"the selection moved to {name} by itself (the agent before it left "
+                f"the list): look at its dialog, then press {choice[:1]} again",
+                severity="warning",
+                timeout=5,
+            )
             return
         if name in self._answering:  # one answer at a time: the next key is for what follows
             self.notify(f"{name}: an answer is on its way; wait for it", timeout=3)
@@ -147,28 +165,38 @@ class AgentActions(EngineLink):
             finally:
                 self._answering.discard(name)
 
-        self._ask(answer, partial(self._answered, name, seen), what=f"{name} not answered",
-                  severity="warning")
+        self._ask(
+            answer,
+            partial(self._answered, name, seen),
+            what=f"{name} not answered",
+            severity="warning",
+        )
 
-    def _answered(self, name: str, seen: list[tuple[str, str]],
-                  reply: dict[str, object]) -> None:
+    def _answered(self, name: str, seen: list[tuple[str, str]], reply: dict[str, object]) -> None:
         self.notify(answered_line(name, reply, seen), timeout=5)
 
     def action_fresh(self) -> None:
         """A fresh start ends the agent's conversation: asked first (`y`)."""
         name = self.current_name()
         if name:
-            self.push_screen(ConfirmScreen(
-                f"Fresh start of {name}? It writes a handoff note, then its conversation is "
-                "cleared and it starts again from its focus, task and the note."),
-                lambda yes: self._fresh(name) if yes else None)
+            self.push_screen(
+                ConfirmScreen(
+                    f"Fresh start of {name}? It writes a handoff note, then its conversation is "
+                    "cleared and it starts again from its focus, task and the note."
+                ),
+                lambda yes: self._fresh(name) if yes else None,
+            )
 
     def _fresh(self, name: str) -> None:
         if name:
-            self._ask(lambda: self.client.fresh(name),
-                      lambda _: self.notify(f"{name}: fresh start begun (handoff note, new "
-                                            "conversation, re-inject focus and note)"),
-                      what=f"fresh start of {name}")
+            self._ask(
+                lambda: self.client.fresh(name),
+                lambda _: self.notify(
+                    f"{name}: fresh start begun (handoff note, new "
+                    "conversation, re-inject focus and note)"
+                ),
+                what=f"fresh start of {name}",
+            )
 
     def action_task(self) -> None:
         name = self.current_name()
@@ -178,16 +206,20 @@ class AgentActions(EngineLink):
     def _task_added(self, name: str, result: tuple[str, str] | None) -> None:
         if result is not None:
             spec, verify = result
-            self._ask(lambda: self.client.add_task(name, spec, verify),
-                      lambda tid: self.notify(f"task #{tid} queued for {name}"),
-                      what=f"task for {name}")
+            self._ask(
+                lambda: self.client.add_task(name, spec, verify),
+                lambda tid: self.notify(f"task #{tid} queued for {name}"),
+                what=f"task for {name}",
+            )
 
     def action_review(self) -> None:
         name = self.current_name()
         if name:
-            self._ask(lambda: self.client.review(name),
-                      lambda _: self.notify(f"review of {name}'s task started"),
-                      severity="warning")
+            self._ask(
+                lambda: self.client.review(name),
+                lambda _: self.notify(f"review of {name}'s task started"),
+                severity="warning",
+            )
 
     def action_diff(self) -> None:
         """The selected agent's change in its worktree, read now, in its own view."""
@@ -196,20 +228,27 @@ class AgentActions(EngineLink):
         if name is None or agent is None:
             return
         if agent.changes is None:
-            self.notify(f"{name} has no worktree (worktree = true in the layout)",
-                        severity="warning", timeout=6)
+            self.notify(
+                f"{name} has no worktree (worktree = true in the layout)",
+                severity="warning",
+                timeout=6,
+            )
             return
-        self._ask(lambda: self.client.diff(name), self._show_diff, what=f"changes of {name}",
-                  severity="warning")
+        self._ask(
+            lambda: self.client.diff(name),
+            self._show_diff,
+            what=f"changes of {name}",
+            severity="warning",
+        )
 
     def _show_diff(self, view: DiffView) -> None:
         if not any(isinstance(s, DiffScreen) for s in self.screen_stack):  # d pressed twice
-            self.push_screen(DiffScreen(self.client, view,
-                                        self.reviews.setdefault(view.agent, {})))
+            self.push_screen(DiffScreen(self.client, view, self.reviews.setdefault(view.agent, {})))
 
     def action_save(self) -> None:
-        self.push_screen(FocusScreen("", self.view.fleet, title="Save the fleet as layout"),
-                         self._save)
+        self.push_screen(
+            FocusScreen("", self.view.fleet, title="Save the fleet as layout"), self._save
+        )
 
     def _save(self, name: str | None) -> None:
         name = (name or "").strip()
@@ -220,20 +259,31 @@ class AgentActions(EngineLink):
         """Never overwrite a layout file without asking."""
         path, exists = target
         if exists:
-            self.push_screen(ConfirmScreen(f"{path} exists. Overwrite it?"),
-                             lambda yes: self._save_now(name, force=True) if yes else None)
+            self.push_screen(
+                ConfirmScreen(f"{path} exists. Overwrite it?"),
+                lambda yes: self._save_now(name, force=True) if yes else None,
+            )
             return
         self._save_now(name, force=False)
 
     def _save_now(self, name: str, force: bool) -> None:
-        self._ask(lambda: self.client.save(name, force=force),
-                  lambda path: self.notify(f"saved {path}: `swarm up {name}` brings it back"))
+        self._ask(
+            lambda: self.client.save(name, force=force),
+            lambda path: self.notify(f"saved {path}: `swarm up {name}` brings it back"),
+        )
 
     def action_filter(self) -> None:
-        self.push_screen(FocusScreen("", self.filter, title="Show agents whose name, role, "
-                                     "state, host or focus has every word (empty: all)",
-                                     placeholder="e.g. idle node03", verb="filter"),
-                         self._filtered)
+        self.push_screen(
+            FocusScreen(
+                "",
+                self.filter,
+                title="Show agents whose name, role, "
+                "state, host or focus has every word (empty: all)",
+                placeholder="e.g. idle node03",
+                verb="filter",
+            ),
+            self._filtered,
+        )
 
     def _filtered(self, text: str | None) -> None:
         if text is not None:
@@ -241,17 +291,23 @@ class AgentActions(EngineLink):
             self._apply_order()
 
     def action_go(self) -> None:
-        self.push_screen(FocusScreen("", "", title="Go to agent", placeholder="its name, or "
-                                     "the start of it", verb="go"), self._go)
+        self.push_screen(
+            FocusScreen(
+                "", "", title="Go to agent", placeholder="its name, or the start of it", verb="go"
+            ),
+            self._go,
+        )
 
     def _go(self, text: str | None) -> None:
         want = (text or "").strip().casefold()
         if not want:
             return
         names = list(self.view.agents)
-        found = next((n for n in names if n.casefold() == want), None) or next(
-            (n for n in names if n.casefold().startswith(want)), None) or next(
-            (n for n in names if want in n.casefold()), None)
+        found = (
+            next((n for n in names if n.casefold() == want), None)
+            or next((n for n in names if n.casefold().startswith(want)), None)
+            or next((n for n in names if want in n.casefold()), None)
+        )
         if found is None:
             self.notify(f"no agent named like {text!r}", severity="warning")
             return

@@ -30,9 +30,12 @@ class Alerts:
     """Watches the view's agents, hosts and verdicts change; `write` puts the escape
     sequences on the terminal. `settings`: the layout's `[notify]` as the engine said it."""
 
-    def __init__(self, write: Callable[[str], None],
-                 settings: Callable[[], NotifyView] = NotifyView,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        write: Callable[[str], None],
+        settings: Callable[[], NotifyView] = NotifyView,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.write = write
         self._settings = settings
         self._windows = Coalescer(clock)
@@ -92,8 +95,11 @@ class Alerts:
         for key in sorted(set(keys) - seen, key=lambda k: k[1]):
             v, task = keys[key], tasks.get(key[0])
             if task is not None:
-                self._alert(task.agent, "verdict", verdict_text(
-                    task.agent, task.id, task.spec, v.verdict, v.judge, v.reasons))
+                self._alert(
+                    task.agent,
+                    "verdict",
+                    verdict_text(task.agent, task.id, task.spec, v.verdict, v.judge, v.reasons),
+                )
 
     def _alert(self, subject: str, kind: Kind, what: str) -> None:
         if self._rings(kind):

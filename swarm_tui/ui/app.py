@@ -52,8 +52,7 @@ class SwarmApp(AgentActions):
 
     BINDINGS = FLEET_KEYS
 
-    def __init__(self, client: FleetClient,
-                 start_engine: Callable[[], None] | None = None) -> None:
+    def __init__(self, client: FleetClient, start_engine: Callable[[], None] | None = None) -> None:
         """`start_engine` starts the fleet's engine again (blocking: run in a thread); None
         when this view cannot (it watches an engine on another machine)."""
         super().__init__()
@@ -206,18 +205,27 @@ class SwarmApp(AgentActions):
         tiles = [t for t in self._tiles if t.name_shown is not None and t.display]
         if self._judge.display:
             tiles += list(self._judge.query(AgentTile))
-        return {t.name_shown: (t.content_region.width, t.content_region.height)
-                for t in tiles if t.name_shown and t.content_region.width > 0}
+        return {
+            t.name_shown: (t.content_region.width, t.content_region.height)
+            for t in tiles
+            if t.name_shown and t.content_region.width > 0
+        }
 
     # ------------------------------------------------------------------ drawing
     def _draw_changes(self) -> None:
         b = self.bridge
-        if not b.pending() and (b.lost is None or self._retry is not None) \
-                and self.view.ended is None:
+        if (
+            not b.pending()
+            and (b.lost is None or self._retry is not None)
+            and self.view.ended is None
+        ):
             self._frame.pause()  # the bridge's next change resumes it
             return
-        ended = b.end or ((self.view.ended.reason, self.view.ended.deliberate)
-                          if self.view.ended is not None else None)
+        ended = b.end or (
+            (self.view.ended.reason, self.view.ended.deliberate)
+            if self.view.ended is not None
+            else None
+        )
         if ended is not None:
             self.exit(ended[0])
             return
@@ -249,8 +257,11 @@ class SwarmApp(AgentActions):
             self._draw_sidebar()
         for m in b.messages:
             if m.status in ("failed", "uncertain"):
-                self.notify(f"message #{m.id} to {m.recipient}: {m.status} — {m.detail}",
-                            severity="error", timeout=10)
+                self.notify(
+                    f"message #{m.id} to {m.recipient}: {m.status} — {m.detail}",
+                    severity="error",
+                    timeout=10,
+                )
         b.messages.clear()
         if b.relayout:
             b.relayout = False
@@ -300,7 +311,9 @@ class SwarmApp(AgentActions):
         problems = self.view.layout_problems
         self.bridge.set_layout_note(
             LayoutNote(tuple(p for p in problems if p.strip()), self.view.layout_partly)
-            if problems else None)
+            if problems
+            else None
+        )
 
     def _draw_states(self) -> None:
         current = self.current_name()
@@ -308,17 +321,26 @@ class SwarmApp(AgentActions):
             name = tile.name_shown
             if name is not None:
                 host = self.view.host_of(name)
-                tile.update_state(marked=name in self.marked,
-                                  link_down=None if host is None or host.connected
-                                  else host.since)
+                tile.update_state(
+                    marked=name in self.marked,
+                    link_down=None if host is None or host.connected else host.since,
+                )
                 tile.set_class(name == current, "-selected")
                 tile.set_class(name in self.marked, "-marked")
-        where = f"agent {self.selected + 1}/{len(self.order)}" if self.zoomed \
+        where = (
+            f"agent {self.selected + 1}/{len(self.order)}"
+            if self.zoomed
             else f"page {self.page + 1}/{self.pages}"
-        status = status_line(self.view, where, len(self.marked), self.zoomed,
-                             self._sidebar.colours(),
-                             (self.filter, len(self.order)) if self.filter else None,
-                             self._status.size.width or self._grid.size.width)
+        )
+        status = status_line(
+            self.view,
+            where,
+            len(self.marked),
+            self.zoomed,
+            self._sidebar.colours(),
+            (self.filter, len(self.order)) if self.filter else None,
+            self._status.size.width or self._grid.size.width,
+        )
         if status.plain != self._status_drawn:
             self._status_drawn = status.plain
             self._status.update(status, layout=False)  # one row, always: no new layout
@@ -326,8 +348,10 @@ class SwarmApp(AgentActions):
     def _draw_waits(self) -> None:
         """How long an agent has waited on a dialog, or its host's link been down, counts
         up in its tile's title (the sidebar's clock ticks with the sidebar)."""
-        if any(asking(self.view.agents.get(t.name_shown or "")) or self._link_down(t.name_shown)
-               for t in self._tiles):
+        if any(
+            asking(self.view.agents.get(t.name_shown or "")) or self._link_down(t.name_shown)
+            for t in self._tiles
+        ):
             self._draw_states()
 
     def _link_down(self, name: str | None) -> bool:
@@ -345,8 +369,11 @@ class SwarmApp(AgentActions):
         current = self.current_name()
         words = self.filter.split()
         self.order = [n for n, a in self.view.agents.items() if matches(a, words)]
-        self.selected = self.order.index(current) if current in self.order else \
-            min(self.selected, max(0, len(self.order) - 1))
+        self.selected = (
+            self.order.index(current)
+            if current in self.order
+            else min(self.selected, max(0, len(self.order) - 1))
+        )
         if current is not None and self.current_name() != current:
             self.moved_by_itself(True)  # y, n and 1-9 ask again before answering it
         self.marked &= set(self.view.agents)
@@ -364,9 +391,16 @@ class SwarmApp(AgentActions):
         view = self.view
         shown = [view.agents[n] for n in self.order if n in view.agents]
         clock = Clock(time.time())
-        self._sidebar.show(shown, self.current_name(), self.marked,
-                           set(self._page_names()), view.hosts, agent_notes(view, clock),
-                           view.oldest_open(), clock)
+        self._sidebar.show(
+            shown,
+            self.current_name(),
+            self.marked,
+            set(self._page_names()),
+            view.hosts,
+            agent_notes(view, clock),
+            view.oldest_open(),
+            clock,
+        )
         if self._judge.display:
             self._judge.refresh_pane()
 
@@ -433,8 +467,10 @@ class SwarmApp(AgentActions):
     # ------------------------------------------------------------------ prompt
     def targets(self) -> list[Target]:
         chosen = [n for n in self.order if n in self.marked] or [self.current_name() or ""]
-        out = [Target(", ".join(chosen), tuple(chosen)),
-               Target(f"all agents ({len(self.view.agents)})", tuple(self.view.agents))]
+        out = [
+            Target(", ".join(chosen), tuple(chosen)),
+            Target(f"all agents ({len(self.view.agents)})", tuple(self.view.agents)),
+        ]
         agents = self.view.agents.values()
         for role in sorted({a.role for a in agents}):
             names = tuple(a.name for a in agents if a.role == role)
@@ -448,10 +484,17 @@ class SwarmApp(AgentActions):
         start = {"selection": 0, "all": 1}.get(which, 0)
         if which == "role":
             agent = self.view.agents.get(self.order[self.selected])
-            start = next((i for i, t in enumerate(targets)
-                          if i >= 2 and agent is not None and t.role == agent.role), 0)
-        self.push_screen(PromptScreen(targets, min(start, len(targets) - 1), text, self.skills),
-                         self._prompted)
+            start = next(
+                (
+                    i
+                    for i, t in enumerate(targets)
+                    if i >= 2 and agent is not None and t.role == agent.role
+                ),
+                0,
+            )
+        self.push_screen(
+            PromptScreen(targets, min(start, len(targets) - 1), text, self.skills), self._prompted
+        )
         self.run_worker(self._fetch_skills(), group="skills", exclusive=True)
 
     async def _fetch_skills(self) -> None:
@@ -474,12 +517,17 @@ class SwarmApp(AgentActions):
             self.notify(str(exc), severity="error")
             return
         names = list(target.names)
-        self._ask(lambda: self.client.send(names, rest, skill=skill, params=params),
-                  partial(self._sent, target))
+        self._ask(
+            lambda: self.client.send(names, rest, skill=skill, params=params),
+            partial(self._sent, target),
+        )
 
     def _sent(self, target: Target, sent: list[MessageView]) -> None:
-        self.notify(f"queued for {target.label}" if len(sent) > 1 else
-                    f"queued for {sent[0].recipient if sent else 'nobody'}")
+        self.notify(
+            f"queued for {target.label}"
+            if len(sent) > 1
+            else f"queued for {sent[0].recipient if sent else 'nobody'}"
+        )
         self.marked.clear()
         self._draw_states()
         self._draw_sidebar()
@@ -488,8 +536,9 @@ class SwarmApp(AgentActions):
         name = self.current_name()
         agent = self.view.agents.get(name) if name else None
         if name and agent is not None:
-            self.push_screen(FocusScreen(name, agent.focus),
-                             lambda label: self._focused(name, label))
+            self.push_screen(
+                FocusScreen(name, agent.focus), lambda label: self._focused(name, label)
+            )
 
     def _focused(self, name: str, label: str | None) -> None:
         if label is not None:
@@ -519,16 +568,22 @@ class SwarmApp(AgentActions):
 
     def action_quit_ui(self) -> None:
         view = self.view
-        self.exit(f"the engine of fleet {view.fleet!r} keeps running its agents: "
-                  f"`{swarm_command('ui', view.fleet)}` re-attaches, "
-                  f"`{swarm_command('down', str(view.layout_path))}` stops them")
+        self.exit(
+            f"the engine of fleet {view.fleet!r} keeps running its agents: "
+            f"`{swarm_command('ui', view.fleet)}` re-attaches, "
+            f"`{swarm_command('down', str(view.layout_path))}` stops them"
+        )
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield from palette_commands(self, self.BINDINGS)
         for skill in sorted(self.skills.values(), key=lambda s: s.name):
-            yield SystemCommand(f"Skill: {skill.name}", skill.description,
-                                partial(self.action_prompt, "selection", f"/{skill.name} "))
+            yield SystemCommand(
+                f"Skill: {skill.name}",
+                skill.description,
+                partial(self.action_prompt, "selection", f"/{skill.name} "),
+            )
         for name in self.order:
-            yield SystemCommand(f"Go to {name}", f"Select agent {name}",
-                                partial(self.select_name, name))
+            yield SystemCommand(
+                f"Go to {name}", f"Select agent {name}", partial(self.select_name, name)
+            )

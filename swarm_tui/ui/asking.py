@@ -60,8 +60,10 @@ def banner(agent: AgentView | None, colour: str) -> list[str]:
     pad = " " * 400  # to the tile's edge: the tile crops the line to its width
     question = agent.question or "it asks for a choice"
     attach = " · t attaches" if agent.options else ""
-    return [f"{style} ? {question}{pad}\x1b[0m",
-            f"{style} [{keys_of(agent)}] {options_line(agent)}{attach}{pad}\x1b[0m"]
+    return [
+        f"{style} ? {question}{pad}\x1b[0m",
+        f"{style} [{keys_of(agent)}] {options_line(agent)}{attach}{pad}\x1b[0m",
+    ]
 
 
 def sidebar_note(agent: AgentView) -> str:
@@ -82,8 +84,10 @@ def _cut_at_edge(label: str, screen: list[str]) -> bool:
 def shown_options(agent: AgentView, screen: list[str]) -> list[tuple[str, str]]:
     """The agent's options as its screen shows them; a label the window cut off loses its
     last (likely partial) word and ends with `…` (`screen`: the agent's captured lines)."""
-    return [(key, _word_cut(label) if label and _cut_at_edge(label, screen) else label)
-            for key, label in agent.options]
+    return [
+        (key, _word_cut(label) if label and _cut_at_edge(label, screen) else label)
+        for key, label in agent.options
+    ]
 
 
 def _word_cut(label: str) -> str:

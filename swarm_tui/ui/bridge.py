@@ -28,8 +28,11 @@ class LayoutNote:
         before, found, after = first.partition(path.name)
         if found and (not before or before.endswith("/")):
             number = _LINE.match(after)
-            first = f"line {number[1]}: {after[number.end():]}" if number \
+            first = (
+                f"line {number[1]}: {after[number.end() :]}"
+                if number
                 else after.removeprefix(":").strip()
+            )
         more = f" (+{len(self.problems) - 1} more)" if len(self.problems) > 1 else ""
         what = "partly applied" if self.partly else "not applied"
         head = f"⚠ layout {path.name}: {what}: "
@@ -63,9 +66,17 @@ class UiBridge:
 
     def pending(self) -> bool:
         """Whether anything waits to be drawn."""
-        return bool(self.screens or self.agents or self.messages or self.hosts or self.notices
-                    or self.work or self.relayout or self.layout_note_changed
-                    or self.end is not None)
+        return bool(
+            self.screens
+            or self.agents
+            or self.messages
+            or self.hosts
+            or self.notices
+            or self.work
+            or self.relayout
+            or self.layout_note_changed
+            or self.end is not None
+        )
 
     def agent_changed(self, name: str) -> None:
         self.agents.add(name)

@@ -69,8 +69,12 @@ class RowsUpdate(LayoutUpdate):
 
     def render_segments(self, console: Console) -> str:
         x, top = self.region.x + 1, self.region.y + 1
-        return "\n".join([f"\x1b[{y};{x}H" + "".join([strip.render(console) for strip in line])
-                          for y, line in enumerate(self.strips, top)])
+        return "\n".join(
+            [
+                f"\x1b[{y};{x}H" + "".join([strip.render(console) for strip in line])
+                for y, line in enumerate(self.strips, top)
+            ]
+        )
 
 
 class AreaCompositor(Compositor):
@@ -78,7 +82,8 @@ class AreaCompositor(Compositor):
     widgets whose visible part lies under it."""
 
     def _get_renders(
-            self, crop: Region | None = None) -> Iterable[tuple[Region, Region, list[Strip]]]:
+        self, crop: Region | None = None
+    ) -> Iterable[tuple[Region, Region, list[Strip]]]:
         # Textual's picks the widgets whose clip (their container's visible region) meets
         # the crop: every tile of the grid, for a change in any one of them
         if crop is None:
@@ -88,8 +93,11 @@ class AreaCompositor(Compositor):
             shown = region.intersection(clip)
             if shown.overlaps(crop):
                 x, y, width, height = shown
-                yield region, clip, widget.render_lines(
-                    Region(x - region.x, y - region.y, width, height))
+                yield (
+                    region,
+                    clip,
+                    widget.render_lines(Region(x - region.x, y - region.y, width, height)),
+                )
 
     def render_partial_update(self) -> ChopsUpdate | None:
         dirty = self._dirty_regions
@@ -118,8 +126,9 @@ class AreaCompositor(Compositor):
         # Textual only calls render_segments and __rich_console__ on what this returns
         return AreaUpdates(updates)  # type: ignore[return-value]
 
-    _alone_known: tuple[dict[Widget, tuple[Region, Region]], dict[Region, Widget | None]] | None \
-        = None
+    _alone_known: tuple[dict[Widget, tuple[Region, Region]], dict[Region, Widget | None]] | None = (
+        None
+    )
 
     def _alone(self, area: Region) -> Widget | None:
         """The widget that alone draws `area`: the front-most one there, whose whole region
@@ -150,11 +159,15 @@ class FleetScreen(Screen[None]):
         super().__init__()
         compositor = getattr(self, "_compositor", None)
         if isinstance(compositor, Compositor) and isinstance(
-                getattr(compositor, "_dirty_regions", None), set):
+            getattr(compositor, "_dirty_regions", None), set
+        ):
             self._compositor = AreaCompositor()
         # Textual's parts `redraw` leans on (a Textual without them: `refresh` as usual)
-        self._short_redraw = isinstance(getattr(self, "_dirty_widgets", None), set) \
-            and hasattr(Screen, "_update_timer") and hasattr(Widget, "_set_dirty")
+        self._short_redraw = (
+            isinstance(getattr(self, "_dirty_widgets", None), set)
+            and hasattr(Screen, "_update_timer")
+            and hasattr(Widget, "_set_dirty")
+        )
 
     def redraw(self, widget: Widget) -> None:
         """`widget`'s content changed, nothing of its size, place or styles (a tile's new
@@ -164,8 +177,12 @@ class FleetScreen(Screen[None]):
         the screen's Update handler does and wakes the frame timer as its Idle handler
         does. Under another screen (a dialog), Textual's own way."""
         app = self.app
-        if not (self._short_redraw and app.screen is self and not app._batch_count
-                and widget in self._compositor.visible_widgets):
+        if not (
+            self._short_redraw
+            and app.screen is self
+            and not app._batch_count
+            and widget in self._compositor.visible_widgets
+        ):
             widget.refresh()
             return
         widget._set_dirty()

@@ -71,16 +71,24 @@ class CommentBox(FocusScreen):
     """
 
     def __init__(self, anchor: Anchor, current: str, placed: Callable[[int], None]) -> None:
-        super().__init__("", current, title=f"Comment on {anchor}",
-                         placeholder="what to change here (empty: no comment)", verb="comment")
+        super().__init__(
+            "",
+            current,
+            title=f"Comment on {anchor}",
+            placeholder="what to change here (empty: no comment)",
+            verb="comment",
+        )
         self.placed = placed
 
     def compose(self) -> ComposeResult:
-        keys = [replace(b, description=self.verb) if b.action == "save" else b
-                for b in bindings_of(self.BINDINGS)]
+        keys = [
+            replace(b, description=self.verb) if b.action == "save" else b
+            for b in bindings_of(self.BINDINGS)
+        ]
         with Vertical(id="comment-box"):
-            yield Label(Text(self.title_text, no_wrap=True, overflow="ellipsis"),
-                        id="comment-title")
+            yield Label(
+                Text(self.title_text, no_wrap=True, overflow="ellipsis"), id="comment-title"
+            )
             yield Input(value=self.current, id="focus-input", placeholder=self.placeholder)
             yield Label(hint(keys), id="prompt-help")
 
@@ -135,17 +143,40 @@ class DiffScreen(ModalScreen[None]):
     review, merge; escape is back to the fleet."""
 
     BINDINGS = [
-        Binding("c", "comment", "Comment", tooltip="write (or edit) a comment on the "
-                "cursor's line: path:LINE, or path:LINE (old) for a removed line"),
+        Binding(
+            "c",
+            "comment",
+            "Comment",
+            tooltip="write (or edit) a comment on the "
+            "cursor's line: path:LINE, or path:LINE (old) for a removed line",
+        ),
         Binding("x", "uncomment", "Delete comment", tooltip="delete the cursor line's comment"),
-        Binding("enter", "send", "Send review", tooltip="every comment to the agent as one "
-                "message, through its queue (journaled like any message)"),
-        Binding("M", "merge", "Merge", tooltip="merge the branch into its base (asks first), "
-                "as `swarm merge NAME`"),
-        Binding("r", "reload", "Read again", tooltip="read the change again, as it is now "
-                "(done by itself when the agent goes idle or its change's size moves)"),
-        Binding("escape,q", "close", "Close", tooltip="back to the fleet; comments not sent "
-                "are kept for the next d on this agent"),
+        Binding(
+            "enter",
+            "send",
+            "Send review",
+            tooltip="every comment to the agent as one "
+            "message, through its queue (journaled like any message)",
+        ),
+        Binding(
+            "M",
+            "merge",
+            "Merge",
+            tooltip="merge the branch into its base (asks first), as `swarm merge NAME`",
+        ),
+        Binding(
+            "r",
+            "reload",
+            "Read again",
+            tooltip="read the change again, as it is now "
+            "(done by itself when the agent goes idle or its change's size moves)",
+        ),
+        Binding(
+            "escape,q",
+            "close",
+            "Close",
+            tooltip="back to the fleet; comments not sent are kept for the next d on this agent",
+        ),
     ]
 
     DEFAULT_CSS = f"""
@@ -165,8 +196,7 @@ class DiffScreen(ModalScreen[None]):
     DiffScreen ToastRack {{ margin-bottom: {BELOW_LOG}; }}
     """
 
-    def __init__(self, client: FleetClient, view: DiffView, comments: dict[Anchor, str]
-                 ) -> None:
+    def __init__(self, client: FleetClient, view: DiffView, comments: dict[Anchor, str]) -> None:
         """`comments`: the agent's comments not sent yet (this screen adds to them, and
         empties them once sent)."""
         super().__init__()
@@ -213,8 +243,9 @@ class DiffScreen(ModalScreen[None]):
     def _show(self, view: DiffView) -> None:
         self.view = view
         self.query_one("#diff-title", Label).update(self._title())
-        self.diff_log.show(Document(view), self.comments, DARK if self.app.current_theme.dark
-                           else LIGHT)
+        self.diff_log.show(
+            Document(view), self.comments, DARK if self.app.current_theme.dark else LIGHT
+        )
 
     @property
     def _width(self) -> int:
@@ -239,16 +270,21 @@ class DiffScreen(ModalScreen[None]):
         elif row.file >= 0 and log.doc is not None:
             parts.append(log.doc.files[row.file].patch.path)
         if self.comments:
-            parts.append(f"{plural(len(self.comments), 'comment')}: enter sends "
-                         f"{'it' if len(self.comments) == 1 else 'them'} to {self.agent}")
+            parts.append(
+                f"{plural(len(self.comments), 'comment')}: enter sends "
+                f"{'it' if len(self.comments) == 1 else 'them'} to {self.agent}"
+            )
         if self.review is not None:
             r = self.review
-            parts.append(f"review {'delivered to' if r.delivered else 'queued for'} "
-                         f"{self.agent}: {plural(len(r.comments), 'comment')}")
+            parts.append(
+                f"review {'delivered to' if r.delivered else 'queued for'} "
+                f"{self.agent}: {plural(len(r.comments), 'comment')}"
+            )
         if self.note:
             parts.append(self.note)
-        self.query_one("#diff-status", Label).update(Text(" · ".join(parts), no_wrap=True,
-                                                          overflow="ellipsis"))
+        self.query_one("#diff-status", Label).update(
+            Text(" · ".join(parts), no_wrap=True, overflow="ellipsis")
+        )
         drawn = (self.said, self.said_error, self._width)
         if drawn != self._said_drawn:  # (not on every move of the cursor: a new layout)
             self._said_drawn = drawn
@@ -285,13 +321,11 @@ class DiffScreen(ModalScreen[None]):
         self._follow_review()
         if self._stale and self.app.screen is self:  # (is_current: also when under a box)
             why, self._stale = self._stale, ""
-            self.run_worker(self._reload(why), group="diff", exclusive=True,
-                            exit_on_error=False)
+            self.run_worker(self._reload(why), group="diff", exclusive=True, exit_on_error=False)
 
     def _message(self, mid: int) -> MessageView | None:
         fleet = self.client.view
-        return next((m for m in fleet.messages if m.id == mid), None) \
-            if fleet is not None else None
+        return next((m for m in fleet.messages if m.id == mid), None) if fleet is not None else None
 
     def _follow_review(self) -> None:
         """Queued, then delivered (said until the change is next read); not delivered: its
@@ -307,26 +341,32 @@ class DiffScreen(ModalScreen[None]):
                 self.comments.setdefault(anchor, text)  # (a newer comment on it stays)
             self.diff_log.set_comments(self.comments)
             detail = f": {neutralise(lost[0].detail)}" if lost[0].detail else ""
-            self._say(f"review not delivered to {self.agent} ({lost[0].status}{detail}); "
-                      "its comments are back: enter sends them again", "error")
+            self._say(
+                f"review not delivered to {self.agent} ({lost[0].status}{detail}); "
+                "its comments are back: enter sends them again",
+                "error",
+            )
         elif found and all(m.status == "delivered" for m in found):
             r.delivered = True
             self._draw_status()
         elif any(m.status == "uncertain" for m in found):
             self.review = None
-            self._say(f"review to {self.agent}: not known if it arrived (uncertain)",
-                      "warning")
+            self._say(f"review to {self.agent}: not known if it arrived (uncertain)", "warning")
 
     # ------------------------------------------------------------------ comments
     def action_comment(self) -> None:
         anchor = self.diff_log.current.anchor
         if anchor is None:
-            self.app.notify("c comments a line of code: move the cursor to a line of a hunk",
-                            severity="warning", timeout=5)
+            self.app.notify(
+                "c comments a line of code: move the cursor to a line of a hunk",
+                severity="warning",
+                timeout=5,
+            )
             return
-        self.app.push_screen(CommentBox(anchor, self.comments.get(anchor, ""),
-                                        self.diff_log.keep_above),
-                             partial(self._commented, anchor))
+        self.app.push_screen(
+            CommentBox(anchor, self.comments.get(anchor, ""), self.diff_log.keep_above),
+            partial(self._commented, anchor),
+        )
 
     def _commented(self, anchor: Anchor, text: str | None) -> None:
         self.diff_log.release()
@@ -349,8 +389,9 @@ class DiffScreen(ModalScreen[None]):
 
     def action_send(self) -> None:
         if not self.comments:
-            self.app.notify("no comments to send: c on a line writes one", severity="warning",
-                            timeout=5)
+            self.app.notify(
+                "no comments to send: c on a line writes one", severity="warning", timeout=5
+            )
             return
         if self.busy:
             return
@@ -375,8 +416,9 @@ class DiffScreen(ModalScreen[None]):
         self.review = Review([m.id for m in messages], sent)
         self.said = ""  # (a refusal of an earlier try is over)
         self.diff_log.set_comments(self.comments)
-        self.app.notify(f"review queued for {self.agent}: {plural(len(sent), 'comment')}",
-                        timeout=5)
+        self.app.notify(
+            f"review queued for {self.agent}: {plural(len(sent), 'comment')}", timeout=5
+        )
         self._follow_review()
 
     # ------------------------------------------------------------------ the change
@@ -393,8 +435,10 @@ class DiffScreen(ModalScreen[None]):
         unsent = f" ({plural(len(self.comments), 'comment')} not sent)" if self.comments else ""
         merged = [f for f in v.files if f.part == "committed"]  # commits only are merged
         size = counts(sum(f.added for f in merged), sum(f.deleted for f in merged))
-        what = (f"{v.branch} → {v.base} ({size or 'no lines'}, "
-                f"{plural(len({f.path for f in merged}), 'file')} committed){unsent}?")
+        what = (
+            f"{v.branch} → {v.base} ({size or 'no lines'}, "
+            f"{plural(len({f.path for f in merged}), 'file')} committed){unsent}?"
+        )
         force = False
         try:
             try:
@@ -413,8 +457,9 @@ class DiffScreen(ModalScreen[None]):
             self._say(f"not merged: {exc!r}", "error")
             return
         self.busy = False
-        self.app.push_screen(MergeQuestion("\n".join(map(neutralise, question))),
-                             partial(self._merge, force))
+        self.app.push_screen(
+            MergeQuestion("\n".join(map(neutralise, question))), partial(self._merge, force)
+        )
 
     def _merge(self, force: bool, yes: bool | None) -> None:
         if yes and not self.busy:
@@ -446,8 +491,7 @@ class DiffScreen(ModalScreen[None]):
             self._say(f"changes of {self.agent}: {exc}", "error")
             return
         except Exception as exc:  # noqa: BLE001 - said; the view keeps what it showed
-            self._say(f"changes of {self.agent}: the answer could not be read ({exc!r})",
-                      "error")
+            self._say(f"changes of {self.agent}: the answer could not be read ({exc!r})", "error")
             return
         r = self.review
         if r is not None and (r.delivered or not any(map(self._message, r.ids))):
@@ -462,7 +506,10 @@ class DiffScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         if self.comments:
-            self.app.notify(f"{plural(len(self.comments), 'comment')} on {self.agent}'s "
-                            "change kept, not sent: d shows them again, enter sends",
-                            severity="warning", timeout=8)
+            self.app.notify(
+                f"{plural(len(self.comments), 'comment')} on {self.agent}'s "
+                "change kept, not sent: d shows them again, enter sends",
+                severity="warning",
+                timeout=8,
+            )
         self.dismiss(None)

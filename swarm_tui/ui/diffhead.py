@@ -52,23 +52,26 @@ def title_text(v: DiffView, width: int) -> Text:
     """The view's head: the agent, its branch and base, the change's size, its worktree
     (what does not fit goes, the worktree first; the counts stay); a line for conflicts,
     one for what was left out. Each line ends in … when cut."""
-    size = Text.assemble((f"+{v.added}", "bold #3fb950"), " ", (f"−{v.deleted}",
-                         "bold #f85149"), f", {plural(v.changed, 'file')}")  # all the change
+    size = Text.assemble(
+        (f"+{v.added}", "bold #3fb950"),
+        " ",
+        (f"−{v.deleted}", "bold #f85149"),
+        f", {plural(v.changed, 'file')}",
+    )  # all the change
     branch = f"{neutralise(v.branch)} → {neutralise(v.base)}"
     where = f"{v.host}:" if v.host != "local" else ""
     worktree = (f"{where}{neutralise(v.worktree)}", "dim")
-    forms = [Text.assemble((v.agent, "bold"), "  ", branch, "  ", size, "   ", worktree),
-             Text.assemble((v.agent, "bold"), "  ", branch, "  ", size),
-             Text.assemble((v.agent, "bold"), "  ", size, "  ", branch)]
+    forms = [
+        Text.assemble((v.agent, "bold"), "  ", branch, "  ", size, "   ", worktree),
+        Text.assemble((v.agent, "bold"), "  ", branch, "  ", size),
+        Text.assemble((v.agent, "bold"), "  ", size, "  ", branch),
+    ]
     title = next((f for f in forms if not width or f.cell_len <= width), forms[-1])
     title.no_wrap, title.overflow = True, "ellipsis"
     if v.conflicts:
         names = ", ".join(neutralise(c) for c in v.conflicts)
         many = f" in {plural(len(v.conflicts), 'file')}" if len(v.conflicts) > 1 else ""
-        title.append(f"\n⚠ conflicts with {neutralise(v.base)}{many}: {names}",
-                     style="bold red")
+        title.append(f"\n⚠ conflicts with {neutralise(v.base)}{many}: {names}", style="bold red")
     if v.trimmed:
         title.append(f"\ntrimmed: {neutralise(v.trimmed)}", style="yellow")
     return title
-
-

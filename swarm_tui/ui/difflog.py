@@ -19,8 +19,7 @@ from swarm_tui.ui.diffrows import Document, Painter, Palette, Place, Row
 MAX_WIDTH = 8_000  # cells of a row drawn (a longer line is cut)
 FILE_KEYS = [
     Binding("right_square_bracket", "file(1)", "Next file", tooltip="the next file's patch"),
-    Binding("left_square_bracket", "file(-1)", "Prev file",
-            tooltip="the previous file's patch"),
+    Binding("left_square_bracket", "file(-1)", "Prev file", tooltip="the previous file's patch"),
 ]
 
 
@@ -97,8 +96,7 @@ class DiffLog(ScrollView, can_focus=True):
             self._measure()
         line_y = top + self.cursor - int(self.scroll_y)
         if line_y >= screen_y:
-            self.scroll_to(y=self.cursor - (screen_y - top) + 1, animate=False,
-                           immediate=True)
+            self.scroll_to(y=self.cursor - (screen_y - top) + 1, animate=False, immediate=True)
 
     def release(self) -> None:
         """No box over the view any more: no blank rows after the last."""
@@ -138,12 +136,12 @@ class DiffLog(ScrollView, can_focus=True):
 
     def action_file(self, step: int) -> None:
         """The cursor to the next (previous) file's header, shown at the top."""
-        at = range(self.cursor + 1, len(self.rows)) if step > 0 \
-            else range(self.cursor - 1, -1, -1)
+        at = range(self.cursor + 1, len(self.rows)) if step > 0 else range(self.cursor - 1, -1, -1)
         found = next((i for i in at if self.rows[i].kind == "file"), None)
         if found is None:
-            self.notify("no file after this one" if step > 0 else "no file before this one",
-                        timeout=3)
+            self.notify(
+                "no file after this one" if step > 0 else "no file before this one", timeout=3
+            )
             return
         self.scroll_to(y=found, animate=False, immediate=True)
         self.move_to(found)

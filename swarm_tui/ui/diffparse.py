@@ -18,8 +18,17 @@ TAB = 4
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 _CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-_QUOTED = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
-           '"': '"', "\\": "\\"}
+_QUOTED = {
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    '"': '"',
+    "\\": "\\",
+}
 
 
 def _caret(m: re.Match[str]) -> str:
@@ -116,7 +125,7 @@ def _git_names(rest: str) -> tuple[str, str]:
     if rest.startswith('"'):
         end = re.match(r'"(?:[^"\\]|\\.)*"', rest)
         if end:
-            return _side(end.group()), _side(rest[end.end():].strip())
+            return _side(end.group()), _side(rest[end.end() :].strip())
     half = len(rest) // 2
     if rest[half : half + 1] == " " and rest[2:half] == rest[half + 3 :]:
         return _side(rest[:half]), _side(rest[half + 1 :])
@@ -133,7 +142,7 @@ def parse(diff: str) -> list[FilePatch]:
     old_name = ""
     for raw in diff.split("\n"):
         if raw.startswith("diff --git "):
-            old_name, new_name = _git_names(raw[len("diff --git "):])
+            old_name, new_name = _git_names(raw[len("diff --git ") :])
             patch = FilePatch(path=neutralise(new_name or old_name))
             files.append(patch)
             hunk = None

@@ -22,8 +22,9 @@ from rich.text import Span, Text
 from swarm_tui.protocol.models import DiffFileView, DiffView
 from swarm_tui.ui.diffparse import Anchor, FilePatch, Line, anchor_of, neutralise, parse
 
-RowKind = Literal["section", "commit", "entry", "blank", "file", "hunk", "code", "marker",
-                  "comment", "note"]
+RowKind = Literal[
+    "section", "commit", "entry", "blank", "file", "hunk", "code", "marker", "comment", "note"
+]
 PARTS = {"committed": "Committed", "uncommitted": "Uncommitted (working tree)"}
 CHUNK = 200  # a hunk's lines highlighted together
 CHUNKS_KEPT = 256
@@ -63,8 +64,9 @@ class Place:
 
 
 def counts(added: int, deleted: int) -> str:
-    return " ".join(p for p in (f"+{added}" if added else "", f"−{deleted}" if deleted else "")
-                    if p)
+    return " ".join(
+        p for p in (f"+{added}" if added else "", f"−{deleted}" if deleted else "") if p
+    )
 
 
 def what_it_is(info: DiffFileView | None, patch: FilePatch | None) -> str:
@@ -93,8 +95,10 @@ class Document:
         self.files: list[FileItem] = []
         self.rows: list[Row] = []
         self.anchors: set[Anchor] = set()
-        patches = {part: parse(text) for part, text in
-                   (("committed", view.committed), ("uncommitted", view.uncommitted))}
+        patches = {
+            part: parse(text)
+            for part, text in (("committed", view.committed), ("uncommitted", view.uncommitted))
+        }
         self._list(view, patches)
         for part, found in patches.items():
             if found:
@@ -103,8 +107,7 @@ class Document:
                 self._patch(FileItem(part, patch))
         if not view.files and not any(patches.values()):
             self.rows.append(Row("note", f"no change against {view.base}"))
-        numbers = [max(ln.old, ln.new) for f in self.files for h in f.patch.hunks
-                   for ln in h.lines]
+        numbers = [max(ln.old, ln.new) for f in self.files for h in f.patch.hunks for ln in h.lines]
         self.gutter = max(3, len(str(max(numbers, default=0))))
         self.width = max((cell_len(r.text) for r in self.rows), default=0) + 2 * self.gutter + 4
 
@@ -113,12 +116,19 @@ class Document:
         listed: dict[str, list[tuple[str, str, str]]] = {}  # part -> (path, counts, what)
         for part in PARTS:
             by_path = {p.path: p for p in patches[part]}
-            items = [(f, by_path.get(neutralise(f.path))) for f in view.files if f.part == part] \
-                if view.files else [(None, p) for p in patches[part]]
-            listed[part] = [(neutralise(f.path) if f else p.path if p else "",
-                             counts(f.added, f.deleted) if f else
-                             counts(p.added, p.deleted) if p else "",
-                             what_it_is(f, p)) for f, p in items]
+            items = (
+                [(f, by_path.get(neutralise(f.path))) for f in view.files if f.part == part]
+                if view.files
+                else [(None, p) for p in patches[part]]
+            )
+            listed[part] = [
+                (
+                    neutralise(f.path) if f else p.path if p else "",
+                    counts(f.added, f.deleted) if f else counts(p.added, p.deleted) if p else "",
+                    what_it_is(f, p),
+                )
+                for f, p in items
+            ]
         every = [e for entries in listed.values() for e in entries]
         path_w = min(60, max((len(e[0]) for e in every), default=0))
         count_w = max((len(e[1]) for e in every), default=0)
@@ -126,19 +136,30 @@ class Document:
             if not entries:
                 continue
             commits = view.commits if part == "committed" else []
-            more = f" · {len(commits)} commit{'s' * (len(commits) != 1)} on {view.branch}" \
-                if commits else ""
+            more = (
+                f" · {len(commits)} commit{'s' * (len(commits) != 1)} on {view.branch}"
+                if commits
+                else ""
+            )
             self.rows.append(Row("section", neutralise(f"{PARTS[part]}{more}")))
             self.rows += [Row("commit", neutralise(c)) for c in commits]
-            self.rows += [Row("entry", f"  {path:<{path_w}}  {size:<{count_w}}  {what}".rstrip())
-                          for path, size, what in entries]
+            self.rows += [
+                Row("entry", f"  {path:<{path_w}}  {size:<{count_w}}  {what}".rstrip())
+                for path, size, what in entries
+            ]
 
     def _patch(self, item: FileItem) -> None:
         index, patch = len(self.files), item.patch
         self.files.append(item)
         about = what_it_is(None, patch)
-        self.rows.append(Row("file", f"{patch.path}  {counts(patch.added, patch.deleted)}"
-                                     + (f"  ({about})" if about else ""), index))
+        self.rows.append(
+            Row(
+                "file",
+                f"{patch.path}  {counts(patch.added, patch.deleted)}"
+                + (f"  ({about})" if about else ""),
+                index,
+            )
+        )
         if patch.binary:
             self.rows.append(Row("marker", "binary file: not shown", index))
         for h, hunk in enumerate(patch.hunks):
@@ -147,8 +168,9 @@ class Document:
                 anchor = anchor_of(patch, line, item.part)
                 if anchor is not None:
                     self.anchors.add(anchor)
-                self.rows.append(Row("code" if anchor else "marker", line.text, index, h, i,
-                                     anchor))
+                self.rows.append(
+                    Row("code" if anchor else "marker", line.text, index, h, i, anchor)
+                )
 
     def place(self, rows: list[Row], index: int) -> Place:
         """The place of `rows[index]` (`rows`: this document's, with comments)."""
@@ -163,14 +185,22 @@ class Document:
         """The row of `rows` (this document's, with comments) nearest to `place` (a place
         in an earlier reading): its line, else the nearest line of its file, else its
         file's row of the same kind, else its file, else the same index."""
+
         def in_file(part: str) -> list[int]:
-            return [i for i, r in enumerate(rows) if r.file >= 0
-                    and self.files[r.file].patch.path == place.path
-                    and (not part or self.files[r.file].part == part)]
+            return [
+                i
+                for i, r in enumerate(rows)
+                if r.file >= 0
+                and self.files[r.file].patch.path == place.path
+                and (not part or self.files[r.file].part == part)
+            ]
 
         if place.anchor is not None:
-            same = [i for i, r in enumerate(rows) if r.anchor == place.anchor
-                    and r.kind in (place.kind, "code")]
+            same = [
+                i
+                for i, r in enumerate(rows)
+                if r.anchor == place.anchor and r.kind in (place.kind, "code")
+            ]
             if same:  # the comment row itself if the cursor was on it, else its line
                 return next((i for i in same if rows[i].kind == place.kind), same[0])
         if place.path:
@@ -191,13 +221,16 @@ class Document:
         """The rows with each comment under its line; comments whose line is not in this
         diff (it changed since they were written) come first, said so."""
         gone = sorted(a for a in comments if a not in self.anchors)
-        rows = [Row("note", f"✎ {a}: {comments[a]}  (its line is not in the diff now)",
-                    anchor=a) for a in gone]
+        rows = [
+            Row("note", f"✎ {a}: {comments[a]}  (its line is not in the diff now)", anchor=a)
+            for a in gone
+        ]
         for row in self.rows:
             rows.append(row)
             if row.kind == "code" and row.anchor in comments:
-                rows.append(Row("comment", comments[row.anchor], row.file, row.hunk, row.line,
-                                row.anchor))
+                rows.append(
+                    Row("comment", comments[row.anchor], row.file, row.hunk, row.line, row.anchor)
+                )
         return rows
 
 
@@ -225,10 +258,32 @@ class Palette:
     comment: str
 
 
-DARK = Palette("monokai", "#17341f", "#3f1a1d", "#3fb950", "#f85149", "#264f78", "#6e7681",
-               "#58a6ff", "#30363d", "#d2a8ff", "#e3b341")
-LIGHT = Palette("default", "#dafbe1", "#ffebe9", "#1a7f37", "#cf222e", "#b6d7ff", "#8c959f",
-                "#0969da", "#eaeef2", "#8250df", "#9a6700")
+DARK = Palette(
+    "monokai",
+    "#17341f",
+    "#3f1a1d",
+    "#3fb950",
+    "#f85149",
+    "#264f78",
+    "#6e7681",
+    "#58a6ff",
+    "#30363d",
+    "#d2a8ff",
+    "#e3b341",
+)
+LIGHT = Palette(
+    "default",
+    "#dafbe1",
+    "#ffebe9",
+    "#1a7f37",
+    "#cf222e",
+    "#b6d7ff",
+    "#8c959f",
+    "#0969da",
+    "#eaeef2",
+    "#8250df",
+    "#9a6700",
+)
 
 
 @lru_cache(maxsize=512)
@@ -239,8 +294,7 @@ def _lexer(path: str) -> str:
 @lru_cache(maxsize=4096)
 def _foreground(style: Style) -> Style:
     """A token's style without the theme's background (the row's tint shows through)."""
-    return Style(color=style.color, bold=style.bold, italic=style.italic,
-                 underline=style.underline)
+    return Style(color=style.color, bold=style.bold, italic=style.italic, underline=style.underline)
 
 
 class Painter:
@@ -268,8 +322,9 @@ class Painter:
         if row.kind == "code":
             return self._code(row)
         if row.kind == "comment":
-            return Text.assemble(blank, ("✎ ", f"bold {p.comment}"),
-                                 (row.text, f"italic {p.comment}")), Style()
+            return Text.assemble(
+                blank, ("✎ ", f"bold {p.comment}"), (row.text, f"italic {p.comment}")
+            ), Style()
         if row.kind == "hunk":
             head, _, section = row.text.partition(" @@")
             return Text.assemble((f"{head} @@", f"bold {p.hunk}"), (section, p.gutter)), Style()
@@ -297,8 +352,7 @@ class Painter:
         line = self.doc.files[row.file].patch.hunks[row.hunk].lines[row.line]
         code = self._highlighted(row.file, row.hunk, row.line)
         old, new = str(line.old or ""), str(line.new or "")
-        tint = {"+": Style(bgcolor=p.added), "-": Style(bgcolor=p.removed)}.get(line.kind,
-                                                                               Style())
+        tint = {"+": Style(bgcolor=p.added), "-": Style(bgcolor=p.removed)}.get(line.kind, Style())
         mark = {"+": f"bold {p.plus}", "-": f"bold {p.minus}"}.get(line.kind, "")
         text = Text.assemble((f"{old:>{w}} {new:>{w}} ", p.gutter), (line.kind, mark), code)
         if line.kind in "+-":
@@ -315,14 +369,17 @@ class Painter:
                 self._chunks.clear()
             item = self.doc.files[file]
             lines = self._chunks[key] = self._highlight(
-                item.patch.path, item.patch.hunks[hunk].lines[start : start + CHUNK])
+                item.patch.path, item.patch.hunks[hunk].lines[start : start + CHUNK]
+            )
             self.highlighted += 1
         return lines[index - start].copy()
 
     def _highlight(self, path: str, lines: list[Line]) -> list[Text]:
         syntax = Syntax("", _lexer(path), theme=self.p.syntax)
-        sides = {side: [i for i, ln in enumerate(lines) if ln.kind in kinds]
-                 for side, kinds in (("old", " -"), ("new", " +"))}
+        sides = {
+            side: [i for i, ln in enumerate(lines) if ln.kind in kinds]
+            for side, kinds in (("old", " -"), ("new", " +"))
+        }
         out = [Text(ln.text) for ln in lines]
         for side, which in sides.items():
             if not which:
@@ -333,8 +390,11 @@ class Painter:
                 continue  # the lexer read it otherwise: plain text
             for i, text in zip(which, painted, strict=False):
                 if (side == "new" or lines[i].kind == "-") and text.plain == lines[i].text:
-                    text.spans = [Span(s.start, s.end, _foreground(s.style))
-                                  for s in text.spans if isinstance(s.style, Style)]
+                    text.spans = [
+                        Span(s.start, s.end, _foreground(s.style))
+                        for s in text.spans
+                        if isinstance(s.style, Style)
+                    ]
                     text.style = ""
                     out[i] = text
         return out

@@ -24,7 +24,7 @@ def clip(text: str, width: int) -> str:
         if cell_len(text[:i]) <= room:
             cut = text[:i]
             break
-    if not text[len(cut):].startswith(" ") and " " in cut:  # mid-word: back to its start
+    if not text[len(cut) :].startswith(" ") and " " in cut:  # mid-word: back to its start
         cut = cut.rsplit(" ", 1)[0]
     return cut.rstrip(" ,;:·") + ELLIPSIS
 
@@ -61,9 +61,10 @@ def fit(parts: Sequence[Part], width: int, sep: str = " · ", lead: str = "") ->
         return out
 
     text = line()
-    steps = sorted(((rank, i, n) for i, part in enumerate(parts)
-                    for n, rank in enumerate(part.step_ranks())),
-                   key=lambda step: (-step[0], -step[1], step[2]))
+    steps = sorted(
+        ((rank, i, n) for i, part in enumerate(parts) for n, rank in enumerate(part.step_ranks())),
+        key=lambda step: (-step[0], -step[1], step[2]),
+    )
     for _, i, _ in steps:
         if not width or text.cell_len <= width:
             break

@@ -42,14 +42,19 @@ class FleetFooter(Footer):
                 self.call_later(self.recompose)  # (in the footer's own context: it binds data)
 
     def compose(self) -> ComposeResult:
-        widgets: list[Widget] = [w for w in super().compose()
-                                 if not (isinstance(w, FooterKey) and w.action in self.hidden)]
+        widgets: list[Widget] = [
+            w
+            for w in super().compose()
+            if not (isinstance(w, FooterKey) and w.action in self.hidden)
+        ]
         self._width = width = self.size.width
-        keys = [w for w in widgets if isinstance(w, FooterKey)
-                and not w.has_class("-command-palette")]
+        keys = [
+            w for w in widgets if isinstance(w, FooterKey) and not w.has_class("-command-palette")
+        ]
         used = sum(cells(w) for w in widgets if isinstance(w, FooterKey))
-        worst_first = sorted(keys, key=lambda k: self.ranks.get(k.action, len(self.ranks)),
-                             reverse=True)
+        worst_first = sorted(
+            keys, key=lambda k: self.ranks.get(k.action, len(self.ranks)), reverse=True
+        )
         for key in worst_first:
             if not width or used <= width:
                 break

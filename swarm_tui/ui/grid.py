@@ -50,8 +50,7 @@ def grid_shape(width: int, height: int, agents: int, min_width: int) -> tuple[in
 
 def sidebar_width(terminal: int) -> int:
     """The sidebar narrows with the terminal: the tiles keep their room."""
-    return SIDEBAR_WIDE if terminal >= 120 else SIDEBAR_MID if terminal >= 100 \
-        else SIDEBAR_NARROW
+    return SIDEBAR_WIDE if terminal >= 120 else SIDEBAR_MID if terminal >= 100 else SIDEBAR_NARROW
 
 
 def cells(widget: Widget) -> int:

@@ -27,9 +27,12 @@ from swarm_tui.ui.tiles import STATE_COLORS, STATE_MARKS, state_styles
 
 Section = tuple[str, Iterable[BindingType]]
 # the history's sideways scroll: its scroll view's own keys (Textual's), said here
-SIDEWAYS = Binding("left,right", "scroll_left", "Scroll sideways",
-                   tooltip="lines wider than the screen (ctrl+pgup / ctrl+pgdn: a screen "
-                           "at a time)")
+SIDEWAYS = Binding(
+    "left,right",
+    "scroll_left",
+    "Scroll sideways",
+    tooltip="lines wider than the screen (ctrl+pgup / ctrl+pgdn: a screen at a time)",
+)
 
 STATE_MEANINGS = {
     "starting": "its CLI is starting up",
@@ -50,11 +53,18 @@ def legend(styles: dict[str, str]) -> Table:
     table.add_column(style="grey62")
     for state in STATE_COLORS:
         style = styles.get(state, "")
-        table.add_row(Text(STATE_MARKS[state], style=style), Text(state, style=style),
-                      STATE_MEANINGS.get(state, ""))
-    table.add_row("", "", "a tile's border has its state's colour: heavy (┏━┓) when it needs "
-                  "you, double (╔═╗) when selected, dashed when its node's link is down; ✓ "
-                  "marks a marked agent")
+        table.add_row(
+            Text(STATE_MARKS[state], style=style),
+            Text(state, style=style),
+            STATE_MEANINGS.get(state, ""),
+        )
+    table.add_row(
+        "",
+        "",
+        "a tile's border has its state's colour: heavy (┏━┓) when it needs "
+        "you, double (╔═╗) when selected, dashed when its node's link is down; ✓ "
+        "marks a marked agent",
+    )
     return table
 
 
@@ -83,15 +93,15 @@ class HelpScreen(ModalScreen[None]):
         what_w = max(len(b.description) for b in every)
         parts: list[RenderableType] = [
             Text("the agents' states", style="bold underline"),
-            legend(state_styles(self.app.get_css_variables()))]
+            legend(state_styles(self.app.get_css_variables())),
+        ]
         for title, bindings in sections:
             head, _, note = title.partition("\n")  # a note under the title, if any
             parts.append(Text("\n" + head, style="bold underline"))
             if note:
                 parts.append(Text(note, style="grey62"))
             table = Table(box=None, show_header=False, padding=(0, 1, 0, 0), expand=True)
-            table.add_column(justify="right", style="bold cyan", no_wrap=True,
-                             width=keys_w)
+            table.add_column(justify="right", style="bold cyan", no_wrap=True, width=keys_w)
             table.add_column(style="bold", no_wrap=True, width=what_w)
             table.add_column(style="grey62", ratio=1)
             for b in bindings:
@@ -105,6 +115,7 @@ class HelpScreen(ModalScreen[None]):
 
 def fleet_help(fleet_keys: list[BindingType]) -> list[Section]:
     """Every key: the fleet view's, then each screen's with the keys that open it."""
+
     def opened_by(title: str, *ids: str) -> str:
         keys = [key_text(b.key) for b in bindings_of(fleet_keys) if b.id in ids]
         return f"{title} ({', '.join(keys)})"
@@ -115,12 +126,19 @@ def fleet_help(fleet_keys: list[BindingType]) -> list[Section]:
         (opened_by("the one-line editor", "focus_label", "save"), FocusScreen.BINDINGS),
         (opened_by("the task editor", "task"), TaskScreen.BINDINGS),
         (opened_by("the reminders panel", "reminders"), RemindersScreen.BINDINGS),
-        (opened_by("the messages log", "messages"),
-         [*MessagesScreen.BINDINGS, MessagesScreen.OPEN]),
-        (opened_by("zoomed: the agent's history", "page_up") + ", or the wheel; drag the "
-         "mouse to select", [*HistoryLog.BINDINGS, SIDEWAYS, *HistoryScreen.BINDINGS]),
-        (opened_by("an agent's change in its worktree", "diff") + "; a click puts the cursor "
-         "on a line\nin the sidebar, its size: +120 −14 5f (lines added, deleted; files), "
-         "then ⚠ when its branch conflicts with its base",
-         [*DiffLog.BINDINGS, SIDEWAYS, *DiffScreen.BINDINGS]),
+        (
+            opened_by("the messages log", "messages"),
+            [*MessagesScreen.BINDINGS, MessagesScreen.OPEN],
+        ),
+        (
+            opened_by("zoomed: the agent's history", "page_up") + ", or the wheel; drag the "
+            "mouse to select",
+            [*HistoryLog.BINDINGS, SIDEWAYS, *HistoryScreen.BINDINGS],
+        ),
+        (
+            opened_by("an agent's change in its worktree", "diff") + "; a click puts the cursor "
+            "on a line\nin the sidebar, its size: +120 −14 5f (lines added, deleted; files), "
+            "then ⚠ when its branch conflicts with its base",
+            [*DiffLog.BINDINGS, SIDEWAYS, *DiffScreen.BINDINGS],
+        ),
     ]

@@ -102,15 +102,19 @@ class JudgePane(Vertical):
         tile.show(name)
         log = self.view.work.judge_log[-12:]
         self.query_one("#judge-log", Static).update(
-            Text("\n".join(log), style="grey70") if log else Text(""))
+            Text("\n".join(log), style="grey70") if log else Text("")
+        )
         self.query_one("#judge-log", Static).display = bool(log)
         self.query_one("#judge-verdicts", Static).update(self.verdicts_text())
 
     def verdicts_text(self) -> Text:
         text = Text("verdicts\n", style="bold")
         agent_of = {t.id: t.agent for t in self.view.work.tasks}
-        rows = sorted((v.time, agent_of[v.task], v.task, v.judge, v.verdict, v.reasons)
-                      for v in self.view.work.verdicts if v.task in agent_of)
+        rows = sorted(
+            (v.time, agent_of[v.task], v.task, v.judge, v.verdict, v.reasons)
+            for v in self.view.work.verdicts
+            if v.task in agent_of
+        )
         for when, agent, task, who, verdict, reasons in rows[-8:]:
             text.append(time.strftime("%H:%M ", time.localtime(when)), style="grey50")
             text.append(f"{agent} ", style="bold")

@@ -43,8 +43,13 @@ class EngineLink(App[str]):
     def _note_from_view(self) -> None:
         raise NotImplementedError
 
-    def _ask(self, call: Callable[[], Awaitable[T]], then: Callable[[T], object] | None = None,
-             what: str = "", severity: SeverityLevel = "error") -> None:
+    def _ask(
+        self,
+        call: Callable[[], Awaitable[T]],
+        then: Callable[[T], object] | None = None,
+        what: str = "",
+        severity: SeverityLevel = "error",
+    ) -> None:
         """Ask the engine (in a worker: the view keeps drawing meanwhile); `then` gets the
         answer. Requests go one at a time, in the order they were made (two messages typed
         to one agent arrive in that order). A refusal, or no engine, is one notification
@@ -55,12 +60,10 @@ class EngineLink(App[str]):
                 async with self._asking:
                     answer = await call()
             except (Refused, Unreachable) as exc:
-                self.notify(f"{what}: {exc}" if what else str(exc), severity=severity,
-                            timeout=10)
+                self.notify(f"{what}: {exc}" if what else str(exc), severity=severity, timeout=10)
                 return
             except Exception as exc:  # noqa: BLE001 - shown, never crashes the UI
-                self.notify(f"{what or 'request'} failed: {exc!r}", severity="error",
-                            timeout=10)
+                self.notify(f"{what or 'request'} failed: {exc!r}", severity="error", timeout=10)
                 return
             if then is not None:
                 then(answer)
@@ -76,8 +79,11 @@ class EngineLink(App[str]):
             self.notify("the engine is running", timeout=5)
             return
         if self.start_engine is None:
-            self.notify("this view watches an engine on another machine: start it there "
-                        "(`swarm up`)", severity="warning", timeout=10)
+            self.notify(
+                "this view watches an engine on another machine: start it there (`swarm up`)",
+                severity="warning",
+                timeout=10,
+            )
             return
         start = self.start_engine
 

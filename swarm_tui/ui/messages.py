@@ -17,8 +17,13 @@ from swarm_tui.protocol.models import MessageView
 from swarm_tui.ui.durations import since
 from swarm_tui.ui.keys import hint
 
-STATUS_STYLE = {"delivered": "green", "queued": "yellow", "sending": "cyan",
-                "failed": "bold red", "uncertain": "magenta"}
+STATUS_STYLE = {
+    "delivered": "green",
+    "queued": "yellow",
+    "sending": "cyan",
+    "failed": "bold red",
+    "uncertain": "magenta",
+}
 LIMIT = 500  # messages the log loads
 WIDE = 110  # columns from which the who-talks-to-whom counts show beside the log
 
@@ -73,8 +78,12 @@ class MessageScreen(ModalScreen[None]):
 class MessagesScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,m,q", "dismiss_screen", "Close")]
     # enter is the table's own (it selects the row): said in the hint and the help, not bound
-    OPEN = Binding("enter", "open", "Open", tooltip="the selected message in full: its whole "
-                   "text, delivery status and why")
+    OPEN = Binding(
+        "enter",
+        "open",
+        "Open",
+        tooltip="the selected message in full: its whole text, delivery status and why",
+    )
 
     def __init__(self, client: FleetClient) -> None:
         super().__init__()
@@ -112,9 +121,14 @@ class MessagesScreen(ModalScreen[None]):
         table = self.query_one(DataTable)
         for m in messages:
             table.add_row(
-                time.strftime("%H:%M:%S", time.localtime(m.created)), str(m.id), m.sender,
-                m.recipient, Text(m.status, style=STATUS_STYLE.get(m.status, "")),
-                Text(m.text.replace("\n", " ⏎ ")[:200]), key=str(m.id))
+                time.strftime("%H:%M:%S", time.localtime(m.created)),
+                str(m.id),
+                m.sender,
+                m.recipient,
+                Text(m.status, style=STATUS_STYLE.get(m.status, "")),
+                Text(m.text.replace("\n", " ⏎ ")[:200]),
+                key=str(m.id),
+            )
         if table.row_count:
             table.move_cursor(row=table.row_count - 1)
         graph = Text("who talks to whom\n\n", style="bold")

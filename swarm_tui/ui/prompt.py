@@ -33,13 +33,23 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
     BINDINGS = [
         Binding("enter", "send", "Send", priority=True, tooltip="queue it for the target"),
         Binding("ctrl+j", "newline", "New line", priority=True),
-        Binding("tab", "next_target", "Next target", priority=True,
-                tooltip="selection, all agents, each role; after /word: complete a skill"),
+        Binding(
+            "tab",
+            "next_target",
+            "Next target",
+            priority=True,
+            tooltip="selection, all agents, each role; after /word: complete a skill",
+        ),
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, targets: list[Target], start: int = 0, text: str = "",
-                 skills: Mapping[str, SkillView] | None = None) -> None:
+    def __init__(
+        self,
+        targets: list[Target],
+        start: int = 0,
+        text: str = "",
+        skills: Mapping[str, SkillView] | None = None,
+    ) -> None:
         super().__init__()
         self.targets = targets
         self.index = start
@@ -88,8 +98,12 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
         if word in skills:
             skill = skills[word]
             params = ", ".join(k if v is None else f"{k}={v}" for k, v in skill.params.items())
-            preview = Text(f"/{skill.name}: {skill.description}"
-                           + (f"  (params: {params})" if params else "") + "\n", style="bold")
+            preview = Text(
+                f"/{skill.name}: {skill.description}"
+                + (f"  (params: {params})" if params else "")
+                + "\n",
+                style="bold",
+            )
             preview.append(skill.preview, style="grey62")
             box.update(preview)
             return
@@ -98,8 +112,13 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
         for s in matches[:8]:
             text.append(f"/{s.name}", style="bold cyan")
             text.append(f"  {s.description}\n", style="grey62")
-        box.update(text if matches else Text(f"no skill /{word} (a message starting with / "
-                                             "is sent as written)", style="yellow"))
+        box.update(
+            text
+            if matches
+            else Text(
+                f"no skill /{word} (a message starting with / is sent as written)", style="yellow"
+            )
+        )
 
     def _show_target(self) -> None:
         self.query_one("#prompt-target", Label).update(f"To: {self.targets[self.index].label}")
@@ -114,7 +133,7 @@ class PromptScreen(ModalScreen[tuple[Target, str] | None]):
             matches = sorted(n for n in skills if n.startswith(word))
             if matches and word not in skills:
                 area = self.query_one(TextArea)
-                rest = area.text[1 + len(word):]
+                rest = area.text[1 + len(word) :]
                 area.text = f"/{matches[0]} " + rest.lstrip(" ")
                 area.move_cursor(area.document.end)
                 return
@@ -144,12 +163,25 @@ class FocusScreen(ModalScreen[str | None]):
     """Edit one line: an agent's focus label (or any other short answer: a name to go to, a
     filter, a search); `verb` says what enter does with it."""
 
-    BINDINGS = [Binding("enter", "save", "Save", priority=True,
-                        tooltip="save it (or go, filter, search: the line below says)"),
-                Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [
+        Binding(
+            "enter",
+            "save",
+            "Save",
+            priority=True,
+            tooltip="save it (or go, filter, search: the line below says)",
+        ),
+        Binding("escape", "cancel", "Cancel"),
+    ]
 
-    def __init__(self, agent: str, current: str, title: str = "",
-                 placeholder: str = "one focus label", verb: str = "save") -> None:
+    def __init__(
+        self,
+        agent: str,
+        current: str,
+        title: str = "",
+        placeholder: str = "one focus label",
+        verb: str = "save",
+    ) -> None:
         super().__init__()
         self.agent = agent
         self.current = current
@@ -158,8 +190,10 @@ class FocusScreen(ModalScreen[str | None]):
         self.verb = verb
 
     def compose(self) -> ComposeResult:
-        keys = [replace(b, description=self.verb) if b.action == "save" else b
-                for b in bindings_of(self.BINDINGS)]
+        keys = [
+            replace(b, description=self.verb) if b.action == "save" else b
+            for b in bindings_of(self.BINDINGS)
+        ]
         with Vertical(id="focus-box"):
             yield Label(self.title_text)
             yield Input(value=self.current, id="focus-input", placeholder=self.placeholder)

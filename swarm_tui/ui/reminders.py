@@ -37,8 +37,9 @@ class RemindersScreen(ModalScreen[None]):
         with Vertical(id="reminders-box"):
             yield Label("Reminders", id="prompt-target")
             yield DataTable(id="reminders-table", cursor_type="row")
-            yield Input(id="reminder-edit", placeholder="new text, enter to save",
-                        select_on_focus=False)
+            yield Input(
+                id="reminder-edit", placeholder="new text, enter to save", select_on_focus=False
+            )
             yield Label(hint(self.BINDINGS), id="prompt-help")
 
     def on_mount(self) -> None:
@@ -65,13 +66,14 @@ class RemindersScreen(ModalScreen[None]):
         self.drawn = self.reminders()
         for r in self.drawn:
             period = duration(r.period)
-            when = {"every": f"every {period}", "idle": f"idle {period}",
-                    "at": f"at {r.at}"}.get(r.kind, r.kind)
-            nxt = "-" if r.kind == "idle" else time.strftime(
-                "%H:%M:%S", time.localtime(r.next_due))
+            when = {"every": f"every {period}", "idle": f"idle {period}", "at": f"at {r.at}"}.get(
+                r.kind, r.kind
+            )
+            nxt = "-" if r.kind == "idle" else time.strftime("%H:%M:%S", time.localtime(r.next_due))
             what = f"skill {r.skill}" if r.skill else r.text[:60]
-            table.add_row(str(r.id), r.target, when, nxt, "paused" if r.paused else "on", what,
-                          key=str(r.id))
+            table.add_row(
+                str(r.id), r.target, when, nxt, "paused" if r.paused else "on", what, key=str(r.id)
+            )
         if was is not None and str(was) in table.rows:
             row = table.get_row_index(str(was))
         if table.row_count:
@@ -132,8 +134,11 @@ class RemindersScreen(ModalScreen[None]):
         self._editing = row.id
         box = self.query_one(Input)
         box.value = row.text
-        box.placeholder = f"text instead of skill {row.skill}, enter to save" \
-            if row.skill else "new text, enter to save"
+        box.placeholder = (
+            f"text instead of skill {row.skill}, enter to save"
+            if row.skill
+            else "new text, enter to save"
+        )
         box.display = True
         box.focus()
         box.cursor_position = len(box.value)

@@ -45,8 +45,10 @@ class GuardedServer(Server):
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         given = request.query.get("token") or request.cookies.get(COOKIE, "")
         if not hmac.compare_digest(given.encode(), self.token.encode()):
-            raise web.HTTPForbidden(text="swarm: this page needs the token that `swarm "
-                                         "serve` printed (open the URL it gave)\n")
+            raise web.HTTPForbidden(
+                text="swarm: this page needs the token that `swarm "
+                "serve` printed (open the URL it gave)\n"
+            )
         response = await handler(request)
         if "token" in request.query and not response.prepared:
             response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict")
@@ -58,11 +60,13 @@ def serve(fleet: str, host: str, port: int) -> int:
     command = shlex.join([sys.executable, "-m", "swarm_tui.cli", "ui", fleet])
     server = GuardedServer(command, host, port, f"swarm · {fleet}", token)
     where = "127.0.0.1" if host in ("127.0.0.1", "localhost") else host
-    print(f"swarm: serving fleet {fleet!r} at http://{where}:{port}/?token={token}",
-          flush=True)
+    print(f"swarm: serving fleet {fleet!r} at http://{where}:{port}/?token={token}", flush=True)
     if where == "127.0.0.1":
-        print(f"swarm: from another machine: ssh -L {port}:127.0.0.1:{port} THIS-HOST, then "
-              "open the same URL there", flush=True)
+        print(
+            f"swarm: from another machine: ssh -L {port}:127.0.0.1:{port} THIS-HOST, then "
+            "open the same URL there",
+            flush=True,
+        )
     print("swarm: Ctrl-C stops serving (the engine goes on)", flush=True)
     server.serve()
     return 0

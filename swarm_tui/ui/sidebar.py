@@ -43,13 +43,16 @@ def right_part(agent: AgentView, clock: Clock, oldest: float | None, words: int)
     return " ".join(p for p in (queue, word, quiet) if p)
 
 
-def state_words(agents: Sequence[AgentView], width: int, clock: Clock,
-                oldest: dict[str, float]) -> int:
+def state_words(
+    agents: Sequence[AgentView], width: int, clock: Clock, oldest: dict[str, float]
+) -> int:
     """How every row says its state (FULL, SHORT or NONE): the longest way that leaves
     each name its room, the same on every row (the mark and colour say it too)."""
     for words in (FULL, SHORT):
-        if all(len(right_part(a, clock, oldest.get(a.name), words)) + 4 + MIN_NAME <= width
-               for a in agents):
+        if all(
+            len(right_part(a, clock, oldest.get(a.name), words)) + 4 + MIN_NAME <= width
+            for a in agents
+        ):
             return words
     return NONE
 
@@ -61,8 +64,7 @@ def _count(n: int) -> str:
 def change_parts(change: ChangeView | None) -> list[tuple[str, str]]:
     """An agent's change, compactly, as (text, role) pieces: `+120` added, `−14` deleted,
     `5f` files, `⚠ conflict`; none for no worktree or nothing changed."""
-    if change is None or not (change.added or change.deleted or change.files
-                              or change.conflicts):
+    if change is None or not (change.added or change.deleted or change.files or change.conflicts):
         return []
     parts = [(f"+{_count(change.added)}", "added")] if change.added else []
     parts += [(f"−{_count(change.deleted)}", "deleted")] if change.deleted else []
@@ -77,13 +79,18 @@ def change_fitted(parts: list[tuple[str, str]], room: int) -> list[tuple[str, st
     as its mark alone (`⚠`, as the help says); without the files' count; the files'
     count alone; the mark alone. A count is never cut, and never a sign without its
     number."""
+
     def cells(ps: list[tuple[str, str]]) -> int:
         return sum(len(t) for t, _ in ps) + max(0, len(ps) - 1)
 
     marked = [("⚠", r) if r == "conflict" else (t, r) for t, r in parts]
-    tries = [parts, marked, [p for p in marked if p[1] != "files"],
-             [p for p in marked if p[1] in ("files", "conflict")],
-             [p for p in marked if p[1] == "conflict"]]
+    tries = [
+        parts,
+        marked,
+        [p for p in marked if p[1] != "files"],
+        [p for p in marked if p[1] in ("files", "conflict")],
+        [p for p in marked if p[1] == "conflict"],
+    ]
     return next((t for t in tries if t and cells(t) <= room), [])
 
 
@@ -120,8 +127,12 @@ def gpu_summary(gpus: Sequence[Gpu]) -> str:
 
 def gpu_memory(gpus: Sequence[Gpu]) -> str:
     """One bar per GPU: memory used of that GPU's total (`?` where it does not say)."""
-    return "".join(_bar(g.mem_used / g.mem_total if g.mem_total else 0)
-                   if g.mem_used >= 0 and g.mem_total >= 0 else "?" for g in gpus)
+    return "".join(
+        _bar(g.mem_used / g.mem_total if g.mem_total else 0)
+        if g.mem_used >= 0 and g.mem_total >= 0
+        else "?"
+        for g in gpus
+    )
 
 
 def host_line(link: HostView, width: int, clock: Clock) -> Text:
@@ -135,14 +146,17 @@ def host_line(link: HostView, width: int, clock: Clock) -> Text:
         line.append(f"  up {clock.since(link.since)}", style="grey62")
         if link.lease:  # a Slurm job's node: which job, and how long it has left
             left = link.lease_ends - clock.now if link.lease_ends else 0.0
-            lease = Text(f"\n   {link.lease}" + (f" · {clock.left(left)} left"
-                                                   if left > 0 else ""),
-                         style="yellow" if 0 < left < 30 * 60 else "grey62")
+            lease = Text(
+                f"\n   {link.lease}" + (f" · {clock.left(left)} left" if left > 0 else ""),
+                style="yellow" if 0 < left < 30 * 60 else "grey62",
+            )
             lease.truncate(width, overflow="ellipsis")
             more.append_text(lease)
         if link.gpus:
-            more.append(f"\n   util {gpu_summary(link.gpus)}\n   mem  {gpu_memory(link.gpus)}",
-                        style="grey62")
+            more.append(
+                f"\n   util {gpu_summary(link.gpus)}\n   mem  {gpu_memory(link.gpus)}",
+                style="grey62",
+            )
     else:
         line.append("■ ", style="bold red")
         line.append(link.name, style="bold red")
@@ -180,18 +194,28 @@ class Sidebar(ScrollView, can_focus=False):
         self._due = 0.0
         self._built_for: tuple[int, str] = (0, "")
 
-    def show(self, agents: list[AgentView], selected: str | None, marked: set[str],
-             visible: set[str], links: dict[str, HostView],
-             notes: dict[str, str] | None = None,
-             oldest: dict[str, float] | None = None, clock: Clock | None = None) -> None:
+    def show(
+        self,
+        agents: list[AgentView],
+        selected: str | None,
+        marked: set[str],
+        visible: set[str],
+        links: dict[str, HostView],
+        notes: dict[str, str] | None = None,
+        oldest: dict[str, float] | None = None,
+        clock: Clock | None = None,
+    ) -> None:
         """`oldest`: per agent, when its oldest still-queued message was written; `clock`:
         the moment the rows show (the one `notes` were written with)."""
         clock = clock or Clock(time.time())
         colours = self.colours()
         grouped = len(links) > 1 or any(k != "local" for k in links)
         hosts = list(links)
-        order = sorted(agents, key=lambda a: hosts.index(a.host) if a.host in hosts
-                       else len(hosts)) if grouped else agents
+        order = (
+            sorted(agents, key=lambda a: hosts.index(a.host) if a.host in hosts else len(hosts))
+            if grouped
+            else agents
+        )
 
         def build(width: int) -> tuple[list[Text], list[str]]:
             lines: list[Text] = []
@@ -202,17 +226,30 @@ class Sidebar(ScrollView, can_focus=False):
                 if grouped and agent.host != current_host:
                     current_host = agent.host
                     link = links.get(current_host) or HostView(
-                        name=current_host, connected=False, detail="no word from this host")
+                        name=current_host, connected=False, detail="no word from this host"
+                    )
                     header = host_line(link, width, clock).split("\n")
                     lines += header
                     rows += [""] * len(header)
-                lines.append(self._row(
-                    agent, agent.name == selected, agent.name in marked, agent.name in visible,
-                    width, clock, (oldest or {}).get(agent.name), colours, words))
+                lines.append(
+                    self._row(
+                        agent,
+                        agent.name == selected,
+                        agent.name in marked,
+                        agent.name in visible,
+                        width,
+                        clock,
+                        (oldest or {}).get(agent.name),
+                        colours,
+                        words,
+                    )
+                )
                 focus = sidebar_note(agent) if asking(agent) else agent.focus or "—"
                 key = ("focus", focus, width, agent.changes, id(colours))
-                lines.append(self._made.get(key) or self._keep(
-                    key, self._focus_line(focus, agent.changes, width, colours)))
+                lines.append(
+                    self._made.get(key)
+                    or self._keep(key, self._focus_line(focus, agent.changes, width, colours))
+                )
                 rows += [agent.name, agent.name]
                 note = (notes or {}).get(agent.name)
                 if note:
@@ -233,8 +270,9 @@ class Sidebar(ScrollView, can_focus=False):
         self._rows = rows
         self._due, self._built_for = clock.due, (inner, self.app.theme)
         if len(keys) == len(self._keys) and width == self.virtual_size.width:
-            changed = [i for i, (new, old) in enumerate(zip(keys, self._keys, strict=True))
-                       if new != old]
+            changed = [
+                i for i, (new, old) in enumerate(zip(keys, self._keys, strict=True)) if new != old
+            ]
             self._lines, self._keys = lines, keys
             for i in changed:  # a clock that moved redraws its row, not the sidebar
                 self.refresh_lines(i)
@@ -244,15 +282,18 @@ class Sidebar(ScrollView, can_focus=False):
             self.refresh()
         if selected != self._kept_in_view and selected in rows:
             self._kept_in_view = selected  # once per new selection: the wheel still scrolls
-            self.scroll_to_region(Region(0, rows.index(selected), width, 2), animate=False,
-                                  immediate=True)
+            self.scroll_to_region(
+                Region(0, rows.index(selected), width, 2), animate=False, immediate=True
+            )
 
     def stale(self, now: float) -> bool:
         """Whether the rows shown are out of date by themselves: a clock on them moved, or
         the sidebar's width or the theme changed. (Everything else they show is drawn when
         it changes.)"""
-        return now >= self._due or self._built_for != (self.content_region.width or 32,
-                                                       self.app.theme)
+        return now >= self._due or self._built_for != (
+            self.content_region.width or 32,
+            self.app.theme,
+        )
 
     def colours(self) -> dict[str, str]:
         """Each state's style in the current theme (the tiles' border colours)."""
@@ -286,31 +327,46 @@ class Sidebar(ScrollView, can_focus=False):
         self._made[key] = line
         return line
 
-    def _row(self, agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,
-             clock: Clock, oldest: float | None, colours: dict[str, str], words: int) -> Text:
+    def _row(
+        self,
+        agent: AgentView,
+        selected: bool,
+        marked: bool,
+        visible: bool,
+        width: int,
+        clock: Clock,
+        oldest: float | None,
+        colours: dict[str, str],
+        words: int,
+    ) -> Text:
         """The agent's first row, built once for what it shows."""
         right = right_part(agent, clock, oldest, words)
         key = (agent.name, agent.state, right, selected, marked, visible, width, id(colours))
         made = self._made.get(key)
         if made is None:
-            made = self._keep(key, self._agent_line(agent, selected, marked, visible, width,
-                                                    right, colours))
+            made = self._keep(
+                key, self._agent_line(agent, selected, marked, visible, width, right, colours)
+            )
         return made
 
     @staticmethod
-    def _focus_line(focus: str, change: ChangeView | None, width: int,
-                    colours: dict[str, str]) -> Text:
+    def _focus_line(
+        focus: str, change: ChangeView | None, width: int, colours: dict[str, str]
+    ) -> Text:
         """The agent's second row: its focus label, and its change at the right. The label
         keeps up to half the row (or all it needs) before the change takes a shorter form,
         and MIN_NAME cells before the change goes; the word `conflict` is shown only
         beside the whole label (its mark says it: the help explains both)."""
         whole = change_parts(change)
         keep = min(len(focus), max(MIN_NAME, width // 2 - 4))
-        parts = change_fitted(whole, width - 4 - keep) or \
-            change_fitted(whole, width - 4 - MIN_NAME)
+        parts = change_fitted(whole, width - 4 - keep) or change_fitted(whole, width - 4 - MIN_NAME)
         right = sum(len(t) for t, _ in parts) + len(parts) - 1
-        if parts == whole and change is not None and change.conflicts \
-                and 3 + len(focus) + 1 + right > width:
+        if (
+            parts == whole
+            and change is not None
+            and change.conflicts
+            and 3 + len(focus) + 1 + right > width
+        ):
             parts = change_fitted(whole, right - len("conflict") - 1)
             right = sum(len(t) for t, _ in parts) + len(parts) - 1
         if not parts:  # (cut at a word, with an ellipsis, as beside a change)
@@ -319,9 +375,13 @@ class Sidebar(ScrollView, can_focus=False):
         room = width - right - 1
         line.append("   " + clip(focus, room - 3), style="italic grey62")
         line.append(" " * max(1, width - line.cell_len - right))
-        styles = {"added": "green", "deleted": "red", "files": "grey62",
-                  # the theme's error colour (an exited agent's)
-                  "conflict": f"bold {colours.get('exited', 'red')}"}
+        styles = {
+            "added": "green",
+            "deleted": "red",
+            "files": "grey62",
+            # the theme's error colour (an exited agent's)
+            "conflict": f"bold {colours.get('exited', 'red')}",
+        }
         for i, (piece, role) in enumerate(parts):
             line.append(" " if i else "")
             line.append(piece, style=styles[role])
@@ -329,8 +389,15 @@ class Sidebar(ScrollView, can_focus=False):
         return line
 
     @staticmethod
-    def _agent_line(agent: AgentView, selected: bool, marked: bool, visible: bool, width: int,
-                    right: str, colours: dict[str, str]) -> Text:
+    def _agent_line(
+        agent: AgentView,
+        selected: bool,
+        marked: bool,
+        visible: bool,
+        width: int,
+        right: str,
+        colours: dict[str, str],
+    ) -> Text:
         state = agent.state
         style = colours.get(state, "")
         line = Text(no_wrap=True, overflow="ellipsis")

@@ -14,9 +14,14 @@ from swarm_tui.ui.fit import Part, fit
 
 HINTS = 20  # the rank of a hint (`(/ to change)`): it goes before anything else
 # each state's count: its word and its rank on a short line (0 is kept longest)
-STATE_COUNTS = (("needs-permission", "need you", 1), ("exited", "exited", 5),
-                ("working", "working", 7), ("idle", "idle", 8), ("starting", "starting", 9),
-                ("unreachable", "unreachable", 6))
+STATE_COUNTS = (
+    ("needs-permission", "need you", 1),
+    ("exited", "exited", 5),
+    ("working", "working", 7),
+    ("idle", "idle", 8),
+    ("starting", "starting", 9),
+    ("unreachable", "unreachable", 6),
+)
 
 
 def matches(agent: AgentView, words: list[str]) -> bool:
@@ -25,18 +30,32 @@ def matches(agent: AgentView, words: list[str]) -> bool:
     return all(w.casefold() in hay for w in words)
 
 
-def status_line(view: FleetView, where: str, marked: int, zoomed: bool,
-                colours: dict[str, str], filtered: tuple[str, int] | None = None,
-                width: int = 0) -> Text:
+def status_line(
+    view: FleetView,
+    where: str,
+    marked: int,
+    zoomed: bool,
+    colours: dict[str, str],
+    filtered: tuple[str, int] | None = None,
+    width: int = 0,
+) -> Text:
     """The line in `width` cells (0: any): `where` is the page (`page 2/3`) or, zoomed, the
     agent's place (`agent 4/12`); `filtered`, the filter's text and how many agents pass
     it. What needs a human keeps its room; hints shorten, then the plain counts go."""
     parts = [Part((where,), 0), Part((f"{len(view.agents)} agents", ""), 10)]
     if filtered is not None:
         text, shown = filtered
-        parts.append(Part((f"filter {text!r}: {shown} shown (/ to change)",
-                           f"filter {text!r}: {shown} shown", f"filtered: {shown} shown"),
-                          (HINTS, 2), "bold"))
+        parts.append(
+            Part(
+                (
+                    f"filter {text!r}: {shown} shown (/ to change)",
+                    f"filter {text!r}: {shown} shown",
+                    f"filtered: {shown} shown",
+                ),
+                (HINTS, 2),
+                "bold",
+            )
+        )
     counts = Counter(a.state for a in view.agents.values())
     for state, word, rank in STATE_COUNTS:
         if counts[state]:

@@ -17,10 +17,12 @@ class TaskScreen(ModalScreen[tuple[str, str] | None]):
 
     # priority bindings, run as the app reads the key (ui/fields.py): as a plain binding,
     # a fast Tab moved focus too late and the verify command landed in the spec
-    BINDINGS = [Binding("ctrl+s", "save", "Save", priority=True),
-                Binding("tab", "app.focus_next", "Next field", priority=True),
-                Binding("shift+tab", "app.focus_previous", "Previous field", priority=True),
-                Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("tab", "app.focus_next", "Next field", priority=True),
+        Binding("shift+tab", "app.focus_previous", "Previous field", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
 
     def __init__(self, agent: str) -> None:
         super().__init__()

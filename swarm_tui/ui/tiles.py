@@ -33,22 +33,37 @@ from swarm_tui.ui.fit import Part, fit
 MIN_TILE_W, MIN_TILE_H = 36, 9  # the smallest tile worth showing (cells, borders included)
 
 STATE_CLASSES = {
-    "starting": "-starting", "working": "-working", "idle": "-idle",
-    "needs-permission": "-permission", "exited": "-exited", "unreachable": "-unreachable",
+    "starting": "-starting",
+    "working": "-working",
+    "idle": "-idle",
+    "needs-permission": "-permission",
+    "exited": "-exited",
+    "unreachable": "-unreachable",
 }
 # one colour per state, everywhere (tile border, sidebar, status line): theme variables
 STATE_COLORS = {
-    "starting": "foreground-darken-3", "working": "success", "idle": "primary-lighten-1",
-    "needs-permission": "warning", "exited": "error", "unreachable": "panel-lighten-3",
+    "starting": "foreground-darken-3",
+    "working": "success",
+    "idle": "primary-lighten-1",
+    "needs-permission": "warning",
+    "exited": "error",
+    "unreachable": "panel-lighten-3",
 }
-STATE_MARKS = {"starting": "◌", "working": "●", "idle": "○", "needs-permission": "?",
-               "exited": "✕", "unreachable": "⚠"}
+STATE_MARKS = {
+    "starting": "◌",
+    "working": "●",
+    "idle": "○",
+    "needs-permission": "?",
+    "exited": "✕",
+    "unreachable": "⚠",
+}
 SHORT_STATES = {"needs-permission": "needs you"}  # the state's word where room is short
 TITLE_EDGES = 6  # around a border title: each corner, an edge cell and a space (Textual's)
 
 
-def tile_title(agent: AgentView, marked: bool, link_down: float | None, width: int,
-               now: float) -> str:
+def tile_title(
+    agent: AgentView, marked: bool, link_down: float | None, width: int, now: float
+) -> str:
     """A tile's title in `width` cells (0: any): mark, glyph and name first; then the state
     and how long it has waited on a dialog, the state's word shortened, then dropped, so
     the clock stays; then the queue."""
@@ -56,13 +71,16 @@ def tile_title(agent: AgentView, marked: bool, link_down: float | None, width: i
     where = f" @{agent.host}" if agent.host != "local" else ""
     if link_down is not None:
         head = f"⚠ {agent.name}{where}"
-        state: tuple[str, ...] = (f"link down for {since(link_down, now)}",
-                                  f"down {since(link_down, now)}")
+        state: tuple[str, ...] = (
+            f"link down for {since(link_down, now)}",
+            f"down {since(link_down, now)}",
+        )
     else:
         glyph = STATE_MARKS.get(agent.state, STATE_MARKS["unreachable"])
         head = f"{'✓ ' if marked else ''}{glyph} {agent.name}{where}"
-        clock = since(agent.state_since, now) \
-            if asking(agent) and agent.state_since is not None else ""
+        clock = (
+            since(agent.state_since, now) if asking(agent) and agent.state_since is not None else ""
+        )
         words = dict.fromkeys((agent.state, SHORT_STATES.get(agent.state, agent.state)))
         state = (*(" ".join(filter(None, (w, clock))) for w in words), clock)
     parts = [Part((head,), 0), Part(state, 1), Part(queued, 2)]
@@ -91,8 +109,10 @@ def _segments(line: str) -> tuple[Segment, ...]:
 def state_styles(variables: dict[str, str]) -> dict[str, str]:
     """Each state's Rich style in the app's theme (bold for the ones that need a look)."""
     bold = ("working", "needs-permission")
-    return {state: ("bold " if state in bold else "") + variables.get(var, "")
-            for state, var in STATE_COLORS.items()}
+    return {
+        state: ("bold " if state in bold else "") + variables.get(var, "")
+        for state, var in STATE_COLORS.items()
+    }
 
 
 @lru_cache(maxsize=8192)
@@ -149,8 +169,13 @@ class Backdrop(Container):
         super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        key = (crop, self.outer_size, self.app.theme, self.background_colors,
-               tuple(id(f) for f in self.get_line_filters()))
+        key = (
+            crop,
+            self.outer_size,
+            self.app.theme,
+            self.background_colors,
+            tuple(id(f) for f in self.get_line_filters()),
+        )
         if self._drawn is None or self._drawn[0] != key:
             self._drawn = (key, super().render_lines(crop))
         return self._drawn[1]
@@ -228,8 +253,9 @@ class AgentTile(Widget):
         agent = self.agent
         if agent is None:
             return
-        shown = banner(agent, self.app.get_css_variables().get("warning", "")) \
-            if asking(agent) else []
+        shown = (
+            banner(agent, self.app.get_css_variables().get("warning", "")) if asking(agent) else []
+        )
         if shown != self._banner:
             self._banner = shown
             self.update_screen()
@@ -246,9 +272,12 @@ class AgentTile(Widget):
         agent = self.agent
         if agent is not None:
             width = self.outer_size.width
-            self.border_title = tile_title(agent, *self._title_of,
-                                           width - TITLE_EDGES if width > TITLE_EDGES else 0,
-                                           time.time())
+            self.border_title = tile_title(
+                agent,
+                *self._title_of,
+                width - TITLE_EDGES if width > TITLE_EDGES else 0,
+                time.time(),
+            )
 
     class Resized(Message):
         """A tile's room changed (it may settle a frame after the page was laid out): the
@@ -280,8 +309,16 @@ class AgentTile(Widget):
         cheap = (width, height, self.classes, self.app.theme, tuple(id(f) for f in filters))
         if self._look is None or self._look[0] != cheap:
             styles = self.styles
-            look = hash((cheap[0], cheap[2:], styles.border, styles.tint,
-                         self.background_colors, self.opacity))
+            look = hash(
+                (
+                    cheap[0],
+                    cheap[2:],
+                    styles.border,
+                    styles.tint,
+                    self.background_colors,
+                    self.opacity,
+                )
+            )
             inside = self.content_region
             self._look = (cheap, (look, inside.y - self.region.y, inside.height))
         return self._look[1]
@@ -333,13 +370,20 @@ class AgentTile(Widget):
             styles = self.styles
             left = self.content_region.x - self.region.x
             right = self.region.right - self.content_region.right
-            plain_look = (not styles.tint.a and self.opacity == 1.0
-                          and styles.text_opacity == 1.0
-                          and styles.padding.left == styles.padding.right == 0)
+            plain_look = (
+                not styles.tint.a
+                and self.opacity == 1.0
+                and styles.text_opacity == 1.0
+                and styles.padding.left == styles.padding.right == 0
+            )
             if plain_look and left <= 1 and right <= 1:
-                self._edges = (look, list(strip.crop(0, left)),
-                               list(strip.crop(width - right, width)),
-                               self.background_colors[1], width - left - right)
+                self._edges = (
+                    look,
+                    list(strip.crop(0, left)),
+                    list(strip.crop(width - right, width)),
+                    self.background_colors[1],
+                    width - left - right,
+                )
             else:
                 self._edges = None
             return strip  # drawn the full way: already right

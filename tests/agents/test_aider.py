@@ -30,8 +30,10 @@ from swarm_tui.testing.fake_llm import FakeLLM, Reply
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
-LONG = "".join(f"{i:04d} the quick brown fox jumps over the lazy dog; 'q' \"qq\" $x #{{y}} "
-               for i in range(400)).strip()  # ~30 KB on one line
+LONG = "".join(
+    f"{i:04d} the quick brown fox jumps over the lazy dog; 'q' \"qq\" $x #{{y}} "
+    for i in range(400)
+).strip()  # ~30 KB on one line
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +45,17 @@ def aider_layout(sandbox, fake: FakeLLM, aider: Path, name: str = "Ada") -> Path
     root = sandbox.files / "aider"
     env = agent_env(prepare_home(root / "home"), fake.base_url, bin_dir(aider, root / "bin"))
     repo = make_repo(root / "repo")
-    return sandbox.layout("aiders", {"name": name, "cli": "aider", "model": MODEL,
-                                     "args": list(FLAGS), "env": env, "cwd": str(repo)})
+    return sandbox.layout(
+        "aiders",
+        {
+            "name": name,
+            "cli": "aider",
+            "model": MODEL,
+            "args": list(FLAGS),
+            "env": env,
+            "cwd": str(repo),
+        },
+    )
 
 
 def sent(fake: FakeLLM) -> list[str]:
@@ -54,14 +65,18 @@ def sent(fake: FakeLLM) -> list[str]:
 async def deliver(run, name: str, text: str, timeout: float = 30.0) -> None:
     (message,) = run.fleet.send([name], text)
     await async_wait_until(
-        lambda: run.store.message(message.id).status not in ("queued", "sending"), timeout,
-        f"message {message.id} to be typed", run.screens)
+        lambda: run.store.message(message.id).status not in ("queued", "sending"),
+        timeout,
+        f"message {message.id} to be typed",
+        run.screens,
+    )
     row = run.store.message(message.id)
     assert row.status == "delivered", (row.status, row.detail, run.screens())
 
 
 async def test_messages_arrive_exactly_and_states_follow_the_screen(
-        sandbox, start_fleet, aider_exe, fake):
+    sandbox, start_fleet, aider_exe, fake
+):
     run = await start_fleet(aider_layout(sandbox, fake, aider_exe))
     ada = run.fleet.agents["Ada"]
     assert ada.state.value == "starting"
@@ -69,13 +84,19 @@ async def test_messages_arrive_exactly_and_states_follow_the_screen(
     assert ada.tracker.reading.draft == ""
 
     expected = []
-    for text in ("Fix the failing test, please.",
-                 "line one\nline two\n\tindented three\n\nafter a blank line",
-                 LONG):
+    for text in (
+        "Fix the failing test, please.",
+        "line one\nline two\n\tindented three\n\nafter a blank line",
+        LONG,
+    ):
         await deliver(run, "Ada", text)
         expected.append(text)
-        await async_wait_until(lambda: len(fake.user_texts()) == len(expected), 30,
-                               "aider to send the message", run.screens)
+        await async_wait_until(
+            lambda: len(fake.user_texts()) == len(expected),
+            30,
+            "aider to send the message",
+            run.screens,
+        )
         await run.wait_states("idle", timeout=30)
     assert sent(fake) == expected
 
@@ -90,7 +111,8 @@ async def test_messages_arrive_exactly_and_states_follow_the_screen(
 
 
 async def test_a_confirm_question_needs_permission_and_answering_it_resumes(
-        sandbox, start_fleet, aider_exe, fake):
+    sandbox, start_fleet, aider_exe, fake
+):
     run = await start_fleet(aider_layout(sandbox, fake, aider_exe))
     await run.wait_states("idle", timeout=60)
     ada = run.fleet.agents["Ada"]
@@ -104,8 +126,12 @@ async def test_a_confirm_question_needs_permission_and_answering_it_resumes(
     # a queued message waits for the question to be answered
     (queued,) = run.fleet.send(["Ada"], "And then the calc module.")
     sandbox.tmux("aiders").send_keys("Ada", "n", "Enter")
-    await async_wait_until(lambda: run.store.message(queued.id).status == "delivered", 30,
-                           "the queued message after the answer", run.screens)
+    await async_wait_until(
+        lambda: run.store.message(queued.id).status == "delivered",
+        30,
+        "the queued message after the answer",
+        run.screens,
+    )
     await async_wait_until(lambda: len(fake.user_texts()) == 2, 30, "both turns", run.screens)
     assert sent(fake) == ["Please read notes.txt and summarise it.", "And then the calc module."]
 
@@ -133,7 +159,8 @@ async def test_fresh_command_clears_the_conversation(sandbox, start_fleet, aider
 
 
 async def test_slash_leading_text_that_is_no_command_reaches_the_model(
-        sandbox, start_fleet, aider_exe, fake):
+    sandbox, start_fleet, aider_exe, fake
+):
     run = await start_fleet(aider_layout(sandbox, fake, aider_exe))
     await run.wait_states("idle", timeout=60)
     texts = ["/tmp/build.log shows the failure; read it.", "!important: do not push"]

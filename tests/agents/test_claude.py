@@ -27,14 +27,17 @@ def claude() -> Path:
     return require_cli("claude")
 
 
-async def start_claude(sandbox: Any, start_fleet: Any, claude: Path, fake: FakeLLM,
-                       hooks: bool = False) -> tuple[Any, Any, Path]:
+async def start_claude(
+    sandbox: Any, start_fleet: Any, claude: Path, fake: FakeLLM, hooks: bool = False
+) -> tuple[Any, Any, Path]:
     """A fleet of one Claude Code agent, Ada, in its own project dir; waits until idle."""
     proj = sandbox.files / "proj"
     proj.mkdir(exist_ok=True)
     config = seed_config(sandbox.files / "claude-config", [proj])
-    env = {**offline_env(config, fake.base_url),
-           "PATH": f"{claude.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
+    env = {
+        **offline_env(config, fake.base_url),
+        "PATH": f"{claude.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+    }
     spec: dict[str, Any] = {"name": "Ada", "cli": "claude", "cwd": str(proj), "env": env}
     if hooks:
         spec["hooks"] = True
@@ -50,18 +53,25 @@ async def deliver(run: Any, fake: FakeLLM, text: str, timeout: float = TURN) -> 
     """Send `text` to Ada; wait until it is delivered, FakeLLM got it and Ada is idle again."""
     (message,) = run.fleet.send(["Ada"], text)
     await async_wait_until(
-        lambda: run.store.message(message.id).status not in ("queued", "sending"), TURN,
-        f"delivery of {text[:30]!r}", run.screens)
+        lambda: run.store.message(message.id).status not in ("queued", "sending"),
+        TURN,
+        f"delivery of {text[:30]!r}",
+        run.screens,
+    )
     row = run.store.message(message.id)
     assert row.status == "delivered", (row.status, row.detail, run.screens())
-    await async_wait_until(lambda: fake.user_texts()[-1:] == [text], timeout,
-                           f"FakeLLM to receive {text[:30]!r}",
-                           lambda: f"{fake.user_texts()[-3:]!r}\n{run.screens()}")
+    await async_wait_until(
+        lambda: fake.user_texts()[-1:] == [text],
+        timeout,
+        f"FakeLLM to receive {text[:30]!r}",
+        lambda: f"{fake.user_texts()[-3:]!r}\n{run.screens()}",
+    )
     await run.wait_states("idle", timeout=TURN)
 
 
 async def test_starts_idle_and_takes_each_kind_of_message_exactly(
-        sandbox, start_fleet, claude, fake) -> None:
+    sandbox, start_fleet, claude, fake
+) -> None:
     run, agent, _ = await start_claude(sandbox, start_fleet, claude, fake)
     long = "\n".join(f"line {i}: keep going with step {i} of the plan" for i in range(1, 46))
     for text in [
@@ -74,37 +84,50 @@ async def test_starts_idle_and_takes_each_kind_of_message_exactly(
         await deliver(run, fake, text)
 
 
-async def test_stale_draft_is_cleared_before_a_message(sandbox, start_fleet, claude,
-                                                       fake) -> None:
+async def test_stale_draft_is_cleared_before_a_message(sandbox, start_fleet, claude, fake) -> None:
     run, agent, _ = await start_claude(sandbox, start_fleet, claude, fake)
     server = sandbox.tmux("cc")
     server.send_keys("Ada", "half-typed line one", literal=True)
     server.send_keys("Ada", "C-j")  # Claude Code's newline key: a two-line draft
     server.send_keys("Ada", "and line two", literal=True)
-    await async_wait_until(lambda: agent.tracker.reading.draft == "half-typed line one\n"
-                           "and line two", TURN, "the stale draft", run.screens)
+    await async_wait_until(
+        lambda: agent.tracker.reading.draft == "half-typed line one\nand line two",
+        TURN,
+        "the stale draft",
+        run.screens,
+    )
     await deliver(run, fake, "the real message")
 
 
-async def test_text_starting_with_a_slash_reaches_the_model(sandbox, start_fleet, claude,
-                                                            fake) -> None:
+async def test_text_starting_with_a_slash_reaches_the_model(
+    sandbox, start_fleet, claude, fake
+) -> None:
     run, _, _ = await start_claude(sandbox, start_fleet, claude, fake)
     await deliver(run, fake, "/notacommand please read this", timeout=5)
 
 
-async def test_working_while_the_reply_streams_then_idle(sandbox, start_fleet, claude,
-                                                         fake) -> None:
+async def test_working_while_the_reply_streams_then_idle(
+    sandbox, start_fleet, claude, fake
+) -> None:
     run, agent, _ = await start_claude(sandbox, start_fleet, claude, fake)
-    fake.push(Reply("A slow answer, streamed over four seconds, word by word, so the busy "
-                    "state holds: esc to interrupt. Do you want to proceed?", delay=4))
+    fake.push(
+        Reply(
+            "A slow answer, streamed over four seconds, word by word, so the busy "
+            "state holds: esc to interrupt. Do you want to proceed?",
+            delay=4,
+        )
+    )
     run.fleet.send(["Ada"], "explain the lexer")
     await async_wait_until(
-        lambda: agent.tracker.reading.state is AgentState.WORKING
-        and agent.state is AgentState.WORKING, TURN, "Ada's screen to show work",
-        run.screens)
+        lambda: (
+            agent.tracker.reading.state is AgentState.WORKING and agent.state is AgentState.WORKING
+        ),
+        TURN,
+        "Ada's screen to show work",
+        run.screens,
+    )
     # the screen (not just "a message was typed") says working while the stream runs
-    await async_holds(lambda: agent.state is AgentState.WORKING, 2.0, "working",
-                      run.screens)
+    await async_holds(lambda: agent.state is AgentState.WORKING, 2.0, "working", run.screens)
     await run.wait_states("idle", timeout=TURN)
     assert agent.tracker.reading.state is AgentState.IDLE
     assert agent.tracker.reading.draft == ""
@@ -112,13 +135,17 @@ async def test_working_while_the_reply_streams_then_idle(sandbox, start_fleet, c
 
 async def test_needs_permission_on_a_tool_call(sandbox, start_fleet, claude, fake) -> None:
     run, agent, proj = await start_claude(sandbox, start_fleet, claude, fake)
-    fake.push(Reply(tool=("Bash", {"command": "touch made-by-claude.txt",
-                                   "description": "Create a file"})),
-              Reply("Created it."))
+    fake.push(
+        Reply(
+            tool=("Bash", {"command": "touch made-by-claude.txt", "description": "Create a file"})
+        ),
+        Reply("Created it."),
+    )
     (message,) = run.fleet.send(["Ada"], "make a file")
     await run.wait_states("needs-permission", timeout=TURN)
     assert agent.tracker.reading.question == (
-        "Do you want to proceed? (Bash command: touch made-by-claude.txt)")
+        "Do you want to proceed? (Bash command: touch made-by-claude.txt)"
+    )
     assert run.store.message(message.id).status == "delivered"
     assert not (proj / "made-by-claude.txt").exists()
     sandbox.tmux("cc").send_keys("Ada", "1")  # the human says yes
@@ -131,33 +158,38 @@ async def test_clear_starts_a_fresh_conversation(sandbox, start_fleet, claude, f
     await deliver(run, fake, "remember the number 4711")
     assert any("4711" in str(r.body.get("messages")) for r in fake.requests)
     (message,) = run.fleet.send(["Ada"], agent.adapter.fresh_command, sender="swarm")
-    await async_wait_until(lambda: run.store.message(message.id).status == "delivered",
-                           TURN, "/clear delivered", run.screens)
+    await async_wait_until(
+        lambda: run.store.message(message.id).status == "delivered",
+        TURN,
+        "/clear delivered",
+        run.screens,
+    )
     await run.wait_states("idle", timeout=TURN)
     sent = len(fake.requests)
     await deliver(run, fake, "what number did I say?")
-    fresh = [r.body for r in fake.requests[sent:] if last_user_text(r.body)
-             == "what number did I say?"]
+    fresh = [
+        r.body for r in fake.requests[sent:] if last_user_text(r.body) == "what number did I say?"
+    ]
     assert fresh and "4711" not in str(fresh[-1].get("messages"))
     assert "/clear" not in fake.user_texts()  # a command, never sent to the model
 
 
-async def test_stop_hook_reaches_swarm_and_sets_idle(sandbox, start_fleet, claude,
-                                                     fake) -> None:
+async def test_stop_hook_reaches_swarm_and_sets_idle(sandbox, start_fleet, claude, fake) -> None:
     run, agent, _ = await start_claude(sandbox, start_fleet, claude, fake, hooks=True)
     assert agent.tracker.signal is None
     fake.push(Reply("Working on it, slowly.", delay=2))
     run.fleet.send(["Ada"], "run the hook")
-    await async_wait_until(lambda: agent.state is AgentState.WORKING, TURN, "working",
-                           run.screens)
+    await async_wait_until(lambda: agent.state is AgentState.WORKING, TURN, "working", run.screens)
     # `swarm hook claude` ran in Ada's pane (swarm's bin dir first on PATH, SWARM_TOKEN set)
-    await async_wait_until(lambda: agent.tracker.signal is AgentState.IDLE, TURN,
-                           "the Stop hook's signal", run.screens)
+    await async_wait_until(
+        lambda: agent.tracker.signal is AgentState.IDLE, TURN, "the Stop hook's signal", run.screens
+    )
     await run.wait_states("idle", timeout=TURN)
 
 
 async def test_a_restart_after_tmux_died_resumes_the_conversation(
-        sandbox, start_fleet, claude, fake) -> None:
+    sandbox, start_fleet, claude, fake
+) -> None:
     """The machine rebooted (tmux and the engine gone): the next start runs `claude
     --resume` with the session its hooks reported, tells Ada it was started again before
     what was queued meanwhile, and types that after, once."""
@@ -165,8 +197,9 @@ async def test_a_restart_after_tmux_died_resumes_the_conversation(
 
     run, agent, _ = await start_claude(sandbox, start_fleet, claude, fake, hooks=True)
     await deliver(run, fake, "remember the number 4711")
-    await async_wait_until(lambda: run.store.session("Ada"), TURN,
-                           "the session id from the Stop hook", run.screens)
+    await async_wait_until(
+        lambda: run.store.session("Ada"), TURN, "the session id from the Stop hook", run.screens
+    )
     session, layout = run.store.session("Ada"), run.fleet.loaded.path
     await run.stop()
     sandbox.tmux("cc").run("kill-server", check=False)  # the reboot
@@ -176,9 +209,12 @@ async def test_a_restart_after_tmux_died_resumes_the_conversation(
     run = await start_fleet(layout)
     agent = run.fleet.agents["Ada"]
     assert agent.resumed and agent.session == session
-    await async_wait_until(lambda: fake.user_texts()[-1:] == ["what number did I say?"],
-                           START + TURN, "the queued question to reach the model",
-                           lambda: f"{fake.user_texts()[-3:]!r}\n{run.screens()}")
+    await async_wait_until(
+        lambda: fake.user_texts()[-1:] == ["what number did I say?"],
+        START + TURN,
+        "the queued question to reach the model",
+        lambda: f"{fake.user_texts()[-3:]!r}\n{run.screens()}",
+    )
     texts = fake.user_texts()
     told = [i for i, t in enumerate(texts) if t.startswith("swarm: your CLI was started again")]
     assert len(told) == 1 and told[0] < texts.index("what number did I say?"), texts

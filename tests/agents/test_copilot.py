@@ -42,11 +42,18 @@ def copilot_layout(sandbox, fake, copilot_bin, tmp_path):
         project = tmp_path / "project"
         project.mkdir(exist_ok=True)
         (project / "notes.txt").write_text("hello\n", encoding="utf-8")
-        env = copilot_env(tmp_path / "cp-home", fake.base_url,
-                          trusted=(project,) if trusted else ())
-        agent = {"name": "Turing", "cli": "copilot", "command": str(copilot_bin),
-                 "cwd": str(project), "env": env}
+        env = copilot_env(
+            tmp_path / "cp-home", fake.base_url, trusted=(project,) if trusted else ()
+        )
+        agent = {
+            "name": "Turing",
+            "cli": "copilot",
+            "command": str(copilot_bin),
+            "cwd": str(project),
+            "env": env,
+        }
         return sandbox.layout("cpfleet", agent)
+
     return make
 
 
@@ -54,13 +61,17 @@ async def _deliver(run, text: str) -> None:
     (message,) = run.fleet.send(["Turing"], text)
     await async_wait_until(
         lambda: run.store.message(message.id).status in ("delivered", "failed", "uncertain"),
-        30, f"delivery of {text[:30]!r}", run.screens)
+        30,
+        f"delivery of {text[:30]!r}",
+        run.screens,
+    )
     row = run.store.message(message.id)
     assert row.status == "delivered", f"{row.status}: {row.detail}\n{run.screens()}"
 
 
 async def test_copilot_starts_idle_and_gets_exactly_the_injected_texts(
-        start_fleet, copilot_layout, fake):
+    start_fleet, copilot_layout, fake
+):
     run = await start_fleet(copilot_layout())
     agent = run.fleet.agents["Turing"]
     assert agent.state is AgentState.STARTING
@@ -73,8 +84,12 @@ async def test_copilot_starts_idle_and_gets_exactly_the_injected_texts(
     ]
     for i, text in enumerate(texts):
         await _deliver(run, text)
-        await async_wait_until(lambda n=i + 1: len(fake.user_texts()) >= n, 30,
-                               f"the model to receive message {i + 1}", run.screens)
+        await async_wait_until(
+            lambda n=i + 1: len(fake.user_texts()) >= n,
+            30,
+            f"the model to receive message {i + 1}",
+            run.screens,
+        )
         await run.wait_states("idle", timeout=30)
     got = typed(fake)
     # Copilot's own editor expands a tab to four spaces, and appends a list of the files an
@@ -86,21 +101,27 @@ async def test_copilot_starts_idle_and_gets_exactly_the_injected_texts(
 
 
 async def test_copilot_is_working_while_the_reply_streams_then_idle(
-        start_fleet, copilot_layout, fake):
+    start_fleet, copilot_layout, fake
+):
     run = await start_fleet(copilot_layout())
     agent = run.fleet.agents["Turing"]
     await run.wait_states("idle", timeout=40)
     fake.default = Reply("Let me think about this slowly and carefully, word by word.", 4.0)
     await _deliver(run, "take your time")
-    await async_wait_until(lambda: agent.tracker.reading.state is AgentState.WORKING, 10,
-                           "the Working status line", run.screens)
+    await async_wait_until(
+        lambda: agent.tracker.reading.state is AgentState.WORKING,
+        10,
+        "the Working status line",
+        run.screens,
+    )
     assert agent.state is AgentState.WORKING
     await run.wait_states("idle", timeout=30)
     assert typed(fake) == ["take your time"]
 
 
 async def test_untrusted_folder_asks_first_and_nothing_is_typed_into_the_dialog(
-        start_fleet, copilot_layout, fake):
+    start_fleet, copilot_layout, fake
+):
     run = await start_fleet(copilot_layout(trusted=False))
     agent = run.fleet.agents["Turing"]
     await run.wait_states("needs-permission", timeout=40)
@@ -113,8 +134,15 @@ def test_headless_reads_stdin_and_prints_the_answer(copilot_bin, fake, tmp_path)
     env = {**os.environ, **copilot_env(tmp_path / "cp-home", fake.base_url)}
     argv = CopilotAdapter().headless("")
     argv[0] = str(copilot_bin)
-    out = subprocess.run(argv, input="Is the spec met?", capture_output=True, text=True,
-                         env=env, cwd=tmp_path, timeout=120)
+    out = subprocess.run(
+        argv,
+        input="Is the spec met?",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "The spec is met."
     assert typed(fake) == ["Is the spec met?"]

@@ -22,8 +22,10 @@ from swarm_tui.testing.gemini_offline import MODEL, agent_env, bin_dir, prepare_
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
-LONG = "".join(f"{i:04d} the quick brown fox jumps over the lazy dog; 'q' \"qq\" $x #{{y}} "
-               for i in range(100)).strip()  # ~7 KB on one line
+LONG = "".join(
+    f"{i:04d} the quick brown fox jumps over the lazy dog; 'q' \"qq\" $x #{{y}} "
+    for i in range(100)
+).strip()  # ~7 KB on one line
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +38,10 @@ def gemini_layout(sandbox, fake: FakeLLM, gemini: Path) -> Path:
     env = agent_env(prepare_home(root / "home"), fake.base_url, bin_dir(gemini, root / "bin"))
     (root / "repo").mkdir(parents=True)
     (root / "repo" / "notes.txt").write_text("Notes for the agent.\n")
-    return sandbox.layout("geminis", {"name": "Ada", "cli": "gemini", "model": MODEL,
-                                      "env": env, "cwd": str(root / "repo")})
+    return sandbox.layout(
+        "geminis",
+        {"name": "Ada", "cli": "gemini", "model": MODEL, "env": env, "cwd": str(root / "repo")},
+    )
 
 
 def sent(fake: FakeLLM) -> list[str]:
@@ -47,14 +51,18 @@ def sent(fake: FakeLLM) -> list[str]:
 async def deliver(run, text: str, timeout: float = 30.0) -> None:
     (message,) = run.fleet.send(["Ada"], text)
     await async_wait_until(
-        lambda: run.store.message(message.id).status not in ("queued", "sending"), timeout,
-        f"message {message.id} to be typed", run.screens)
+        lambda: run.store.message(message.id).status not in ("queued", "sending"),
+        timeout,
+        f"message {message.id} to be typed",
+        run.screens,
+    )
     row = run.store.message(message.id)
     assert row.status == "delivered", (row.status, row.detail, run.screens())
 
 
 async def test_messages_arrive_exactly_and_states_follow_the_screen(
-        sandbox, start_fleet, gemini_exe, fake):
+    sandbox, start_fleet, gemini_exe, fake
+):
     run = await start_fleet(gemini_layout(sandbox, fake, gemini_exe))
     ada = run.fleet.agents["Ada"]
     assert ada.state.value == "starting"
@@ -62,13 +70,19 @@ async def test_messages_arrive_exactly_and_states_follow_the_screen(
     assert ada.tracker.reading.draft == ""
 
     expected = []
-    for text in ("Fix the failing test, please.",
-                 "line one\nline two\n\tindented three\n\nafter a blank line",
-                 LONG):
+    for text in (
+        "Fix the failing test, please.",
+        "line one\nline two\n\tindented three\n\nafter a blank line",
+        LONG,
+    ):
         await deliver(run, text)
         expected.append(text)
-        await async_wait_until(lambda: len(fake.user_texts()) == len(expected), 30,
-                               "Gemini CLI to send the message", run.screens)
+        await async_wait_until(
+            lambda: len(fake.user_texts()) == len(expected),
+            30,
+            "Gemini CLI to send the message",
+            run.screens,
+        )
         await run.wait_states("idle", timeout=30)
     assert sent(fake) == expected
 
@@ -88,9 +102,15 @@ async def test_a_tool_call_needs_permission(sandbox, start_fleet, gemini_exe, fa
     run = await start_fleet(gemini_layout(sandbox, fake, gemini_exe))
     await run.wait_states("idle", timeout=60)
     ada = run.fleet.agents["Ada"]
-    fake.push(Reply("", tool=("run_shell_command",
-                              {"command": "touch made-by-agent.txt",
-                               "description": "Make a file."})))
+    fake.push(
+        Reply(
+            "",
+            tool=(
+                "run_shell_command",
+                {"command": "touch made-by-agent.txt", "description": "Make a file."},
+            ),
+        )
+    )
     await deliver(run, "Make a file.")
     await run.wait_states("needs-permission", timeout=20)
     assert ada.tracker.reading.question == "Allow execution of [Shell]?"
@@ -98,12 +118,15 @@ async def test_a_tool_call_needs_permission(sandbox, start_fleet, gemini_exe, fa
     # a queued message waits for the dialog to be answered (3: no)
     (queued,) = run.fleet.send(["Ada"], "Never mind.")
     sandbox.tmux("geminis").send_keys("Ada", "Escape")
-    await async_wait_until(lambda: run.store.message(queued.id).status == "delivered", 30,
-                           "the queued message after the answer", run.screens)
+    await async_wait_until(
+        lambda: run.store.message(queued.id).status == "delivered",
+        30,
+        "the queued message after the answer",
+        run.screens,
+    )
     # the cancelled call leaves no model turn, so Gemini CLI sends the new text as one more
     # part of the same user turn: the last user message is both texts, one part each
-    await async_wait_until(lambda: len(sent(fake)) == 2, 30, "the second message",
-                           run.screens)
+    await async_wait_until(lambda: len(sent(fake)) == 2, 30, "the second message", run.screens)
     assert sent(fake) == ["Make a file.", "Make a file.\nNever mind."]
     assert not (Path(ada.spec.cwd) / "made-by-agent.txt").exists()
 

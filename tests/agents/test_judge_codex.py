@@ -23,8 +23,9 @@ def _layout(sandbox, fake, codex_bin, tmp_path, fleet: str) -> Path:
     env = codex_home(tmp_path / "codex-home", fake.base_url, [project])
     env["PATH"] = f"{codex_bin.parent}:{os.environ['PATH']}"
     judge = {"name": "Jude", "cli": "codex", "role": "judge", "cwd": str(project), "env": env}
-    worker = mock_agent("Wes", "--claims-done",
-                        tasks=[{"spec": "Port the parser", "review_on_idle": False}])
+    worker = mock_agent(
+        "Wes", "--claims-done", tasks=[{"spec": "Port the parser", "review_on_idle": False}]
+    )
     return sandbox.layout(fleet, worker, judge)
 
 
@@ -34,7 +35,8 @@ def _verdicts(run) -> list[str]:
 
 
 async def test_an_echoed_prompt_and_an_ack_are_never_complete(
-        sandbox, start_fleet, fake, codex_bin, tmp_path):
+    sandbox, start_fleet, fake, codex_bin, tmp_path
+):
     """The judge echoes the prompt (with `VERDICT … COMPLETE` template lines) and answers
     "ACK": that is no verdict, asked twice, and the task is never marked complete."""
     asked: list[str] = []
@@ -45,8 +47,12 @@ async def test_an_echoed_prompt_and_an_ack_are_never_complete(
 
     fake.respond = ack
     run = await start_fleet(_layout(sandbox, fake, codex_bin, tmp_path, "judgeack"))
-    await async_wait_until(lambda: "none" in _verdicts(run), 120,
-                           "the judge's ACK to be taken as no verdict", run.screens)
+    await async_wait_until(
+        lambda: "none" in _verdicts(run),
+        120,
+        "the judge's ACK to be taken as no verdict",
+        run.screens,
+    )
     (task,) = run.store.tasks("Wes")
     assert task.status == "no-verdict", task
     assert "complete" not in _verdicts(run)
@@ -56,7 +62,8 @@ async def test_an_echoed_prompt_and_an_ack_are_never_complete(
 
 
 async def test_the_judges_own_answer_with_the_review_number_counts(
-        sandbox, start_fleet, fake, codex_bin, tmp_path):
+    sandbox, start_fleet, fake, codex_bin, tmp_path
+):
     def judge(text: str) -> str:
         found = re.search(r"Review number: (R-[0-9a-f]+)", text)
         if not found:
@@ -65,10 +72,14 @@ async def test_the_judges_own_answer_with_the_review_number_counts(
 
     fake.respond = judge
     run = await start_fleet(_layout(sandbox, fake, codex_bin, tmp_path, "judgeok"))
-    await async_wait_until(lambda: "incomplete" in _verdicts(run), 120,
-                           "the judge's verdict", run.screens)
+    await async_wait_until(
+        lambda: "incomplete" in _verdicts(run), 120, "the judge's verdict", run.screens
+    )
     (task,) = run.store.tasks("Wes")
     assert "no tests were added" in task.reasons
     await async_wait_until(
-        lambda: any("no tests were added" in t for t in sandbox.received("Wes")), 30,
-        "the re-prompt with the judge's reasons", run.screens)
+        lambda: any("no tests were added" in t for t in sandbox.received("Wes")),
+        30,
+        "the re-prompt with the judge's reasons",
+        run.screens,
+    )

@@ -31,8 +31,9 @@ from swarm_tui.fleet.engine import Fleet
 from swarm_tui.fleet.events import NullListener
 from swarm_tui.fleet.store import Store
 
-PRINTER = ("import time\nwhile True:\n"
-           "    print('T %.6f' % time.time(), flush=True)\n    time.sleep(0.2)\n")
+PRINTER = (
+    "import time\nwhile True:\n    print('T %.6f' % time.time(), flush=True)\n    time.sleep(0.2)\n"
+)
 STAMP = re.compile(r"T (\d+\.\d+)")
 
 
@@ -111,8 +112,9 @@ async def measure_polling(fleet: Fleet, seconds: float) -> tuple[float, Latency]
     while time.monotonic() - t0 < seconds:
         tick = time.monotonic()
         for name, pane in panes:
-            out = subprocess.run(argv("capture-pane", "-p", "-t", pane), capture_output=True,
-                                 text=True).stdout
+            out = subprocess.run(
+                argv("capture-pane", "-p", "-t", pane), capture_output=True, text=True
+            ).stdout
             lat.screen(name, out.splitlines())
         await asyncio.sleep(max(0.0, 0.5 - (time.monotonic() - tick)))
     cpu = own_cpu() - c0 + cpu_of(server) - s0
@@ -140,12 +142,18 @@ async def main() -> None:
     bm, bp = base_lat.report()
     sm, sp = sw_lat.report()
     print(f"{a.agents} agents printing 5 lines/s, {a.visible} on screen, {a.seconds:.0f} s each")
-    print(f"baseline (capture-pane subprocess per pane every 500 ms): cpu {base_cpu:.3f} cores, "
-          f"latency mean {bm:.0f} ms p95 {bp:.0f} ms")
-    print(f"swarm (one control client, doorbell + capture):           cpu {sw_cpu:.3f} cores, "
-          f"latency mean {sm:.0f} ms p95 {sp:.0f} ms")
-    print(f"ratios baseline/swarm: cpu {base_cpu / sw_cpu:.1f}x, latency mean {bm / sm:.1f}x, "
-          f"p95 {bp / sp:.1f}x")
+    print(
+        f"baseline (capture-pane subprocess per pane every 500 ms): cpu {base_cpu:.3f} cores, "
+        f"latency mean {bm:.0f} ms p95 {bp:.0f} ms"
+    )
+    print(
+        f"swarm (one control client, doorbell + capture):           cpu {sw_cpu:.3f} cores, "
+        f"latency mean {sm:.0f} ms p95 {sp:.0f} ms"
+    )
+    print(
+        f"ratios baseline/swarm: cpu {base_cpu / sw_cpu:.1f}x, latency mean {bm / sm:.1f}x, "
+        f"p95 {bp / sp:.1f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -364,9 +364,23 @@ def profile(out: str, trees: dict[str, int], seconds: float) -> list[subprocess.
     pids = {k: max(tree(proc_table(), p)) if k == "viewer" else p for k, p in trees.items()}
     return [
         subprocess.Popen(
-            [str(spy), "record", "--gil", "--format", "raw", "-r", "100", "-d", str(int(seconds)),
-             "-o", f"{out}/{k}.txt", "-p", str(pid)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                str(spy),
+                "record",
+                "--gil",
+                "--format",
+                "raw",
+                "-r",
+                "100",
+                "-d",
+                str(int(seconds)),
+                "-o",
+                f"{out}/{k}.txt",
+                "-p",
+                str(pid),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         for k, pid in pids.items()
     ]
@@ -416,7 +430,8 @@ def main() -> int:
         with open(a.trace, "w") as f:
             f.writelines(
                 f"{v},{t:.3f},{n},{ms:.1f},{stamp}\n"
-                for v, r in results.items() for t, n, ms, stamp in r.points
+                for v, r in results.items()
+                for t, n, ms, stamp in r.points
             )
     return 0
 

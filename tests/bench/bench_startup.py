@@ -60,8 +60,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from screen_probe import Failed, proc_table, rss_mb, tree  # noqa: E402 - needs sys.path above
 
 FLEET = "bench"
-MOCK_ARGS = ["--startup", "0.2", "--permission-rate", "0", "--give-up-rate", "0",
-             "--quiet-rate", "0"]
+MOCK_ARGS = [
+    "--startup",
+    "0.2",
+    "--permission-rate",
+    "0",
+    "--give-up-rate",
+    "0",
+    "--quiet-rate",
+    "0",
+]
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -69,10 +77,12 @@ TICK = os.sysconf("SC_CLK_TCK")
 def layout_text(nodes: int, per_node: int, work: float, log: Path) -> str:
     last = f"{nodes:02d}"
     args = json.dumps([*MOCK_ARGS, "--work", str(work)])
-    return (f'name = "{FLEET}"\n[defaults]\ncli = "mock"\n'
-            f'[hosts."node[01-{last}]"]\nssh = "node{{}}"\n'
-            f'[[groups]]\nhosts = ["node[01-{last}]"]\nper_host = {per_node}\n'
-            f'args = {args}\nenv = {{ SWARM_MOCK_LOG = "{log}" }}\n')
+    return (
+        f'name = "{FLEET}"\n[defaults]\ncli = "mock"\n'
+        f'[hosts."node[01-{last}]"]\nssh = "node{{}}"\n'
+        f'[[groups]]\nhosts = ["node[01-{last}]"]\nper_host = {per_node}\n'
+        f'args = {args}\nenv = {{ SWARM_MOCK_LOG = "{log}" }}\n'
+    )
 
 
 def machine_cpu() -> float:
@@ -133,16 +143,20 @@ def launch_parts(marker: str, agents: int) -> dict[str, float]:
     own, reaped = trees_split(servers)
     t = proc_table()
     server_own = sum(t[p][1] for p in servers if p in t)
-    return {"tmux servers": server_own, "agents": own - server_own,
-            f"agents' launch ({reaped / max(1, agents) * 1000:.0f} ms each: shell, rc, shim)":
-                reaped}
+    return {
+        "tmux servers": server_own,
+        "agents": own - server_own,
+        f"agents' launch ({reaped / max(1, agents) * 1000:.0f} ms each: shell, rc, shim)": reaped,
+    }
 
 
 def self_cpu() -> float:
     import resource
 
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
-        resource.RUSAGE_CHILDREN)
+    me, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
@@ -154,7 +168,8 @@ class Timeline:
         self.t0 = t0
         self.spans: list[tuple[str, str, float, float]] = []  # phase, host, start, end
         self.firsts: dict[str, dict[str, float]] = {
-            k: {} for k in ("window", "output", "capture", "screen_idle", "idle")}
+            k: {} for k in ("window", "output", "capture", "screen_idle", "idle")
+        }
         self.marks: dict[str, float] = {}
         self.lags: list[float] = []
         self.links: list[tuple[str, bool, str, float]] = []  # host, up, why, when
@@ -183,12 +198,10 @@ def instrument(tl: Timeline, on_all_idle: Callable[[Any], None]) -> None:
     from swarm_tui.hosts import ssh
     from swarm_tui.tmux.protocol import Output
 
-    def timed(owner: Any, attr: str, phase: Callable[..., str], host: Callable[..., str]
-              ) -> None:
+    def timed(owner: Any, attr: str, phase: Callable[..., str], host: Callable[..., str]) -> None:
         original = getattr(owner, attr, None)
         if original is None:  # the engine changed: time what is still there
-            print(f"bench: no {getattr(owner, '__name__', owner)}.{attr} to time",
-                  file=sys.stderr)
+            print(f"bench: no {getattr(owner, '__name__', owner)}.{attr} to time", file=sys.stderr)
             return
 
         async def wrapper(*a: Any, **k: Any) -> Any:
@@ -215,12 +228,19 @@ def instrument(tl: Timeline, on_all_idle: Callable[[Any], None]) -> None:
     timed(ssh.SSHHost, "shell", same("one-off command (exec channel)"), self_name)
     timed(ssh.SSHHost, "ensure_session", same("ensure_session"), self_name)
     timed(ssh.SSHHost, "open_control", same("open control channel"), self_name)
-    timed(engine.Fleet, "prepare_worktrees",
-          lambda _f, _l, create, *a, **k: "worktrees make" if create else "worktrees check",
-          link_name)
+    timed(
+        engine.Fleet,
+        "prepare_worktrees",
+        lambda _f, _l, create, *a, **k: "worktrees make" if create else "worktrees check",
+        link_name,
+    )
     timed(links.HostLinks, "bring_up", same("bring_up"), link_name)
-    timed(links.HostLinks, "_new_windows", same("new windows (a node's, pipelined)"),
-          lambda _s, _c, host, _agents: str(host.name))
+    timed(
+        links.HostLinks,
+        "_new_windows",
+        same("new windows (a node's, pipelined)"),
+        lambda _s, _c, host, _agents: str(host.name),
+    )
     timed(engine.Fleet, "start", same("Fleet.start"), same("-"))
 
     new_windows = links.HostLinks._new_windows
@@ -262,7 +282,8 @@ def instrument(tl: Timeline, on_all_idle: Callable[[Any], None]) -> None:
         if agent.state is AgentState.IDLE:
             tl.first("idle", agent.name)
             if len(tl.firsts["idle"]) == len(self.agents) and all(
-                    a.state is AgentState.IDLE for a in self.agents.values()):
+                a.state is AgentState.IDLE for a in self.agents.values()
+            ):
                 on_all_idle(self)
 
     replace(engine.Fleet, "_state_changed", changed)
@@ -294,10 +315,18 @@ def engine_main(layout: str, out: str, fd: int, deadline: float) -> int:
     def write(status: str) -> None:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         tl.marks["engine CPU s"] = usage.ru_utime + usage.ru_stime
-        Path(out).write_text(json.dumps({"spans": tl.spans, "firsts": tl.firsts,
-                                         "marks": tl.marks, "lags": tl.lags,
-                                         "links": tl.links,
-                                         "status": status}))
+        Path(out).write_text(
+            json.dumps(
+                {
+                    "spans": tl.spans,
+                    "firsts": tl.firsts,
+                    "marks": tl.marks,
+                    "lags": tl.lags,
+                    "links": tl.links,
+                    "status": status,
+                }
+            )
+        )
         pipe.write(status + "\n")
 
     def all_idle(fleet: Any) -> None:
@@ -319,11 +348,17 @@ def engine_main(layout: str, out: str, fd: int, deadline: float) -> int:
             from swarm_tui.agents.base import AgentState
 
             fleet = fleets[0] if fleets else None
-            late = [] if fleet is None else [
-                f"{a.name}@{a.spec.host}: {a.state.value}, link "
-                f"{'up' if fleet.link_of(a).connected else fleet.link_of(a).detail or 'down'}"
-                f", screen {[ln for ln in a.plain_screen() if ln.strip()][-1:]}"
-                for a in fleet.agents.values() if a.state is not AgentState.IDLE]
+            late = (
+                []
+                if fleet is None
+                else [
+                    f"{a.name}@{a.spec.host}: {a.state.value}, link "
+                    f"{'up' if fleet.link_of(a).connected else fleet.link_of(a).detail or 'down'}"
+                    f", screen {[ln for ln in a.plain_screen() if ln.strip()][-1:]}"
+                    for a in fleet.agents.values()
+                    if a.state is not AgentState.IDLE
+                ]
+            )
             tl.marks["not idle"] = len(late)
             Path(out + ".late").write_text("\n".join(late))
             write("late")
@@ -364,8 +399,7 @@ class FloorResult:
     python: str = ""
 
 
-async def floor(tmp: Path, plan: dict[str, list[tuple[str, str]]], deadline: float
-                ) -> FloorResult:
+async def floor(tmp: Path, plan: dict[str, list[tuple[str, str]]], deadline: float) -> FloorResult:
     """Launch every node's agents straight into its own tmux server; time until every pane
     shows the idle prompt. `plan`: node -> [(agent name, shell line)]."""
     from swarm_tui.agents.base import AgentState
@@ -380,8 +414,24 @@ async def floor(tmp: Path, plan: dict[str, list[tuple[str, str]]], deadline: flo
     reader = MockAdapter()
     argvs = []
     for node, agents in plan.items():
-        argv = ["tmux", "-L", socks[node], "-f", str(conf), "new-session", "-d", "-s", "floor",
-                "-n", "_floor", "-x", "120", "-y", "40", "sleep 2147483647"]
+        argv = [
+            "tmux",
+            "-L",
+            socks[node],
+            "-f",
+            str(conf),
+            "new-session",
+            "-d",
+            "-s",
+            "floor",
+            "-n",
+            "_floor",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "sleep 2147483647",
+        ]
         for name, line in agents:
             argv += [";", "new-window", "-d", "-t", "=floor:", "-n", name, line]
         argvs.append(argv)
@@ -390,8 +440,11 @@ async def floor(tmp: Path, plan: dict[str, list[tuple[str, str]]], deadline: flo
     try:
         cpu0, mine0, t0 = machine_cpu(), self_cpu(), time.time()
         for argv in argvs:
-            procs.append(await asyncio.create_subprocess_exec(
-                *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE))
+            procs.append(
+                await asyncio.create_subprocess_exec(
+                    *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+                )
+            )
         for p in procs:
             _, err = await p.communicate()
             if p.returncode:
@@ -402,9 +455,19 @@ async def floor(tmp: Path, plan: dict[str, list[tuple[str, str]]], deadline: flo
 
         async def observe(node: str) -> None:
             proc = await asyncio.create_subprocess_exec(
-                "tmux", "-L", socks[node], "-C", "attach-session", "-t", "=floor", "-f",
-                "pause-after=5,ignore-size", stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+                "tmux",
+                "-L",
+                socks[node],
+                "-C",
+                "attach-session",
+                "-t",
+                "=floor",
+                "-f",
+                "pause-after=5,ignore-size",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+            )
             watchers.append(proc)
             dirty: set[str] = set()
             seen: set[str] = set()  # panes seen idle
@@ -433,8 +496,9 @@ async def floor(tmp: Path, plan: dict[str, list[tuple[str, str]]], deadline: flo
             control = ControlClient(proc.stdout, Writer(), on_event)
             await control.start()
             reply = await control.run("list-panes -s -t =floor -F '#{pane_id}|#{window_name}'")
-            panes = {p for p, n in (ln.split("|") for ln in reply.text().splitlines())
-                     if n != "_floor"}
+            panes = {
+                p for p, n in (ln.split("|") for ln in reply.text().splitlines()) if n != "_floor"
+            }
             dirty |= panes
             last_full = time.monotonic()
             while not done.is_set():
@@ -467,12 +531,15 @@ async def floor(tmp: Path, plan: dict[str, list[tuple[str, str]]], deadline: flo
         try:
             await asyncio.wait_for(done.wait(), deadline)
         except TimeoutError:
-            raise Failed(f"floor: {want - len(res.idle)} of {want} agents not idle within "
-                         f"{deadline:.0f} s") from None
+            raise Failed(
+                f"floor: {want - len(res.idle)} of {want} agents not idle within {deadline:.0f} s"
+            ) from None
         res.total = max(res.idle.values())
         res.machine_cpu = machine_cpu() - cpu0
-        res.parts = {**launch_parts(f"swf{tag}", want),
-                     "the bench (its observers' loop)": self_cpu() - mine0}
+        res.parts = {
+            **launch_parts(f"swf{tag}", want),
+            "the bench (its observers' loop)": self_cpu() - mine0,
+        }
         await asyncio.gather(*tasks, return_exceptions=True)
     finally:
         for w in watchers:
@@ -493,10 +560,15 @@ def floor_plan(loaded: Any, tmp: Path) -> dict[str, list[tuple[str, str]]]:
     bin_dir = tmp / "floor-bin"
     bin_dir.mkdir(exist_ok=True)
     mock = bin_dir / "swarm-mock-agent"
-    mock.write_text("#!/usr/bin/env python3\n"
-                    + (ROOT / "swarm_tui" / "agents" / "mock.py").read_text())
-    ctx = LaunchContext(python="python3", mock_agent=f"python3 {shlex.quote(str(mock))}",
-                        bin_dir=str(bin_dir), socket="")
+    mock.write_text(
+        "#!/usr/bin/env python3\n" + (ROOT / "swarm_tui" / "agents" / "mock.py").read_text()
+    )
+    ctx = LaunchContext(
+        python="python3",
+        mock_agent=f"python3 {shlex.quote(str(mock))}",
+        bin_dir=str(bin_dir),
+        socket="",
+    )
     plan: dict[str, list[tuple[str, str]]] = {}
     for spec in loaded.agents():
         agent = _Shim(spec, adapter_for(spec.cli))
@@ -540,8 +612,7 @@ def tree_cpu(pid: int) -> float:
     return sum(t[p][2] for p in tree(t, pid))
 
 
-def run_swarm(a: argparse.Namespace, tmp: Path, cluster: Any, rnd: int, home: Path
-              ) -> SwarmResult:
+def run_swarm(a: argparse.Namespace, tmp: Path, cluster: Any, rnd: int, home: Path) -> SwarmResult:
     from swarm_tui.config.layout import load_layout
 
     home.mkdir(mode=0o700)  # the same path every round: the same fleet, started again
@@ -561,27 +632,44 @@ def run_swarm(a: argparse.Namespace, tmp: Path, cluster: Any, rnd: int, home: Pa
         env["BENCH_SPAWNED"] = repr(spawned)
         with open(log, "wb") as f:
             engine = subprocess.Popen(
-                [sys.executable, __file__, "--engine", str(layout), str(out), str(write),
-                 str(a.deadline)],
-                env=env, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
-                pass_fds=(write,), start_new_session=True, cwd=tmp)
+                [
+                    sys.executable,
+                    __file__,
+                    "--engine",
+                    str(layout),
+                    str(out),
+                    str(write),
+                    str(a.deadline),
+                ],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=f,
+                stderr=subprocess.STDOUT,
+                pass_fds=(write,),
+                start_new_session=True,
+                cwd=tmp,
+            )
         os.close(write)
         write = -1
         with os.fdopen(read, "r") as pipe:
             read = -1
             status = pipe.readline().strip()
         res.machine_cpu = machine_cpu() - cpu0
-        res.parts = {"engine": tree_cpu(engine.pid),
-                     "nodes' sshd sessions (login shells, relays, one-off commands)":
-                         trees_cpu(sshds) - sshd0,
-                     **launch_parts(f"swarm-{FLEET}-", a.nodes * a.per_node),
-                     "the bench": self_cpu() - mine0}
+        res.parts = {
+            "engine": tree_cpu(engine.pid),
+            "nodes' sshd sessions (login shells, relays, one-off commands)": trees_cpu(sshds)
+            - sshd0,
+            **launch_parts(f"swarm-{FLEET}-", a.nodes * a.per_node),
+            "the bench": self_cpu() - mine0,
+        }
         res.ssh_client = env_has(f"swarm-{FLEET}-", "SSH_CLIENT")
         if status != "idle":
             late = Path(str(out) + ".late")
             why = late.read_text() if late.exists() else log.read_text()[-2000:]
-            raise Failed(f"swarm: not every agent idle within {a.deadline:.0f} s "
-                         f"(engine exit {engine.poll()}):\n{why}")
+            raise Failed(
+                f"swarm: not every agent idle within {a.deadline:.0f} s "
+                f"(engine exit {engine.poll()}):\n{why}"
+            )
         res.spawn_to_idle = time.time() - spawned
         res.timeline = json.loads(out.read_text())
         res.total = res.timeline["marks"]["all idle"]
@@ -593,8 +681,7 @@ def run_swarm(a: argparse.Namespace, tmp: Path, cluster: Any, rnd: int, home: Pa
         res.rest_rss = rss_mb(tree(proc_table(), engine.pid))
         if a.stream:
             loaded = load_layout(layout)
-            asyncio.run(stream(a, res, engine.pid, [s.name for s in loaded.agents()],
-                               home, env))
+            asyncio.run(stream(a, res, engine.pid, [s.name for s in loaded.agents()], home, env))
     finally:
         for fd in (read, write):
             if fd >= 0:
@@ -629,8 +716,14 @@ def reap(home: Path) -> None:
     shutil.rmtree(home, ignore_errors=True)  # the engine's state; the nodes keep swarm's files
 
 
-async def stream(a: argparse.Namespace, res: SwarmResult, pid: int, names: list[str],
-                 home: Path, env: dict[str, str]) -> None:
+async def stream(
+    a: argparse.Namespace,
+    res: SwarmResult,
+    pid: int,
+    names: list[str],
+    home: Path,
+    env: dict[str, str],
+) -> None:
     """25 tiles on a watcher while their agents work: the engine's CPU and RSS."""
     os.environ["SWARM_HOME"] = str(home)
     from swarm_tui.paths import socket_path
@@ -647,7 +740,7 @@ async def stream(a: argparse.Namespace, res: SwarmResult, pid: int, names: list[
     # every node's agents, round-robin: tiles from every node
     per = a.per_node
     order = [names[node * per + i] for i in range(per) for node in range(a.nodes)]
-    tiles = order[:a.tiles]
+    tiles = order[: a.tiles]
     client = FleetClient(socket_path(FLEET), count)
     try:
         view = await client.connect(tiles)
@@ -666,8 +759,10 @@ async def stream(a: argparse.Namespace, res: SwarmResult, pid: int, names: list[
         res.stream_rss = rss_mb(tree(proc_table(), pid))
         res.stream_tiles = len(tiles)
         if not all(view.agents[n].state == "working" for n in tiles):
-            print("stream: some tiles finished their work inside the window; raise --work",
-                  file=sys.stderr)
+            print(
+                "stream: some tiles finished their work inside the window; raise --work",
+                file=sys.stderr,
+            )
     finally:
         await client.close()
         del os.environ["SWARM_HOME"]
@@ -686,34 +781,55 @@ def breakdown(tl: dict[str, Any]) -> list[str]:
     for phase, host, s, e in tl["spans"]:
         spans.setdefault(phase, []).append((host, s, e))
     marks = tl["marks"]
-    out.append(f"  process start + imports before the layout read: "
-               f"{marks['imports before the layout read']:6.2f} s (not counted)")
-    out.append(f"  {'phase (s after the layout was read)':44} {'first':>6} {'last':>6} "
-               f"{'each: med':>9} {'max':>6} {'n':>4}")
-    order = ["ssh handshake", "node set-up: files + session + relay",
-             "connect (handshake + node set-up)", "one-off command (exec channel)",
-             "worktrees check", "worktrees make", "ensure_session", "open control channel",
-             "new windows (a node's, pipelined)", "capture round (first reads)", "bring_up",
-             "Fleet.start"]
+    out.append(
+        f"  process start + imports before the layout read: "
+        f"{marks['imports before the layout read']:6.2f} s (not counted)"
+    )
+    out.append(
+        f"  {'phase (s after the layout was read)':44} {'first':>6} {'last':>6} "
+        f"{'each: med':>9} {'max':>6} {'n':>4}"
+    )
+    order = [
+        "ssh handshake",
+        "node set-up: files + session + relay",
+        "connect (handshake + node set-up)",
+        "one-off command (exec channel)",
+        "worktrees check",
+        "worktrees make",
+        "ensure_session",
+        "open control channel",
+        "new windows (a node's, pipelined)",
+        "capture round (first reads)",
+        "bring_up",
+        "Fleet.start",
+    ]
     for phase in order + [p for p in spans if p not in order]:
         rows = spans.get(phase)
         if not rows:
             continue
         durs = [e - s for _, s, e in rows]
-        out.append(f"  {phase:44} {min(s for _, s, _ in rows):6.2f} "
-                   f"{max(e for _, _, e in rows):6.2f} {statistics.median(durs):9.3f} "
-                   f"{max(durs):6.3f} {len(rows):4d}")
+        out.append(
+            f"  {phase:44} {min(s for _, s, _ in rows):6.2f} "
+            f"{max(e for _, _, e in rows):6.2f} {statistics.median(durs):9.3f} "
+            f"{max(durs):6.3f} {len(rows):4d}"
+        )
     per_host = Counter(host for host, _, _ in spans.get("one-off command (exec channel)", []))
     if per_host:
-        out.append(f"  one-off SSH commands per host: {statistics.median(per_host.values()):.0f}"
-                   " (each a session channel and a shell on the node, one after another)")
+        out.append(
+            f"  one-off SSH commands per host: {statistics.median(per_host.values()):.0f}"
+            " (each a session channel and a shell on the node, one after another)"
+        )
     f = tl["firsts"]
-    out.append(f"  {'per agent (s after the layout was read)':44} {'first':>6} {'last':>6} "
-               f"{'median':>9}")
-    for kind, label in (("window", "window created"), ("output", "first %output"),
-                        ("capture", "first capture"),
-                        ("screen_idle", "first capture showing the idle prompt"),
-                        ("idle", "state idle (after the idle hold)")):
+    out.append(
+        f"  {'per agent (s after the layout was read)':44} {'first':>6} {'last':>6} {'median':>9}"
+    )
+    for kind, label in (
+        ("window", "window created"),
+        ("output", "first %output"),
+        ("capture", "first capture"),
+        ("screen_idle", "first capture showing the idle prompt"),
+        ("idle", "state idle (after the idle hold)"),
+    ):
         xs = list(f[kind].values())
         if xs:
             out.append(f"  {label:44} {min(xs):6.2f} {max(xs):6.2f} {statistics.median(xs):9.2f}")
@@ -725,45 +841,58 @@ def breakdown(tl: dict[str, Any]) -> list[str]:
     for label, (x, y) in gaps.items():
         d = [f[y][n] - f[x][n] for n in f[y] if n in f[x]]
         if d:
-            out.append(f"  {label:52} median {statistics.median(d):5.2f} s, "
-                       f"max {max(d):5.2f} s")
+            out.append(f"  {label:52} median {statistics.median(d):5.2f} s, max {max(d):5.2f} s")
     failed = [(h, why, t) for h, up, why, t in tl["links"] if not up]
     if failed:
-        out.append(f"  links down during start-up ({len(failed)}): " + "; ".join(
-            f"{h} at {t:.1f} s: {why}" for h, why, t in failed[:6]))
+        out.append(
+            f"  links down during start-up ({len(failed)}): "
+            + "; ".join(f"{h} at {t:.1f} s: {why}" for h, why, t in failed[:6])
+        )
     lags = tl["lags"]
     if lags:
-        out.append(f"  engine event loop late by (a 50 ms timer): median {q(lags, .5)*1000:.0f} "
-                   f"ms, p95 {q(lags, .95)*1000:.0f} ms, max {max(lags)*1000:.0f} ms")
-    out.append(f"  engine CPU during start-up: {marks['engine CPU s']:.1f} s "
-               "(imports included)")
+        out.append(
+            f"  engine event loop late by (a 50 ms timer): median {q(lags, 0.5) * 1000:.0f} "
+            f"ms, p95 {q(lags, 0.95) * 1000:.0f} ms, max {max(lags) * 1000:.0f} ms"
+        )
+    out.append(f"  engine CPU during start-up: {marks['engine CPU s']:.1f} s (imports included)")
     return out
 
 
 def report(a: argparse.Namespace, floors: list[FloorResult], swarms: list[SwarmResult]) -> None:
     n = a.nodes * a.per_node
-    print(f"\n{a.nodes} real-sshd nodes x {a.per_node} mock agents = {n} agents; "
-          f"{os.cpu_count()} cores; load average before: {a.load_before}")
+    print(
+        f"\n{a.nodes} real-sshd nodes x {a.per_node} mock agents = {n} agents; "
+        f"{os.cpu_count()} cores; load average before: {a.load_before}"
+    )
     for i, fl in enumerate(floors):
         idle = list(fl.idle.values())
-        print(f"floor   round {i + 1}: {fl.total:6.2f} s to all {len(idle)} idle (median "
-              f"{statistics.median(idle):.2f} s; tmux command lines back after "
-              f"{fl.created:.2f} s); machine CPU {fl.machine_cpu:.1f} core-s; python3 = "
-              f"{fl.python}")
+        print(
+            f"floor   round {i + 1}: {fl.total:6.2f} s to all {len(idle)} idle (median "
+            f"{statistics.median(idle):.2f} s; tmux command lines back after "
+            f"{fl.created:.2f} s); machine CPU {fl.machine_cpu:.1f} core-s; python3 = "
+            f"{fl.python}"
+        )
     for i, sw in enumerate(swarms):
-        print(f"swarm   round {i + 1}: {sw.total:6.2f} s layout read -> all idle "
-              f"({sw.spawn_to_idle:.2f} s from process start); machine CPU "
-              f"{sw.machine_cpu:.1f} core-s"
-              + ("; first start on these nodes" if i == 0 else "; started again (as after "
-                 "`swarm down`: the nodes' interpreters known)"))
+        print(
+            f"swarm   round {i + 1}: {sw.total:6.2f} s layout read -> all idle "
+            f"({sw.spawn_to_idle:.2f} s from process start); machine CPU "
+            f"{sw.machine_cpu:.1f} core-s"
+            + (
+                "; first start on these nodes"
+                if i == 0
+                else "; started again (as after `swarm down`: the nodes' interpreters known)"
+            )
+        )
     if floors and swarms:
         floor_s = statistics.median(f.total for f in floors)
         for what, runs in (("first start", swarms[:1]), ("started again", swarms[1:])):
             if runs:
                 swarm_s = statistics.median(s.total for s in runs)
-                print(f"start-up, {what}: swarm {swarm_s:.2f} s / floor {floor_s:.2f} s = "
-                      f"{swarm_s / floor_s:.2f}x (goal <= 1.3); the extra "
-                      f"{swarm_s - floor_s:.1f} s")
+                print(
+                    f"start-up, {what}: swarm {swarm_s:.2f} s / floor {floor_s:.2f} s = "
+                    f"{swarm_s / floor_s:.2f}x (goal <= 1.3); the extra "
+                    f"{swarm_s - floor_s:.1f} s"
+                )
     last = swarms[-1]
     print("\nwhere swarm's start-up went (last round):")
     print("\n".join(breakdown(last.timeline)))
@@ -771,27 +900,41 @@ def report(a: argparse.Namespace, floors: list[FloorResult], swarms: list[SwarmR
     for name, res in (("floor", floors[-1] if floors else None), ("swarm", last)):
         if res is not None:
             rest = res.machine_cpu - sum(res.parts.values())
-            print(f"  {name}: " + ", ".join(f"{k} {v:.1f}" for k, v in res.parts.items())
-                  + f", the rest of the machine {rest:.1f} (other processes, kernel); "
-                  f"all {res.machine_cpu:.1f}")
+            print(
+                f"  {name}: "
+                + ", ".join(f"{k} {v:.1f}" for k, v in res.parts.items())
+                + f", the rest of the machine {rest:.1f} (other processes, kernel); "
+                f"all {res.machine_cpu:.1f}"
+            )
     spans = last.timeline["spans"]
-    sessions = sum(1 for phase, *_ in spans if phase in (
-        "one-off command (exec channel)", "node set-up: files + session + relay"))
+    sessions = sum(
+        1
+        for phase, *_ in spans
+        if phase in ("one-off command (exec channel)", "node set-up: files + session + relay")
+    )
     sshd = next((v for k, v in last.parts.items() if k.startswith("nodes' sshd")), 0.0)
     if sessions:
-        print(f"  swarm opened {sessions} SSH sessions (set-ups that become relays, one-off "
-              f"commands; control channels are streams): {sshd / sessions * 1000:.0f} ms of "
-              "node CPU each (the login shell and its rc files run for every one)")
-    print(f"  the agents' environment has SSH_CLIENT: {'yes' if last.ssh_client else 'no'} "
-          "(bash then reads ~/.bashrc before every agent's launch line, as for an SSH login)")
-    print(f"\nengine at rest ({a.rest:.0f} s, every agent idle, no watcher): "
-          f"{last.rest_cpu * 100:.2f} % of a core (goal < 1), RSS {last.rest_rss:.0f} MB "
-          f"(goal < 300; peak during start-up {last.peak_rss:.0f} MB)")
+        print(
+            f"  swarm opened {sessions} SSH sessions (set-ups that become relays, one-off "
+            f"commands; control channels are streams): {sshd / sessions * 1000:.0f} ms of "
+            "node CPU each (the login shell and its rc files run for every one)"
+        )
+    print(
+        f"  the agents' environment has SSH_CLIENT: {'yes' if last.ssh_client else 'no'} "
+        "(bash then reads ~/.bashrc before every agent's launch line, as for an SSH login)"
+    )
+    print(
+        f"\nengine at rest ({a.rest:.0f} s, every agent idle, no watcher): "
+        f"{last.rest_cpu * 100:.2f} % of a core (goal < 1), RSS {last.rest_rss:.0f} MB "
+        f"(goal < 300; peak during start-up {last.peak_rss:.0f} MB)"
+    )
     if last.stream_tiles:
-        print(f"engine while {last.stream_tiles} tiles stream ({a.stream:.0f} s, a watcher on "
-              f"the socket): {last.stream_cpu * 100:.1f} % of a core, RSS "
-              f"{last.stream_rss:.0f} MB; {last.stream_rate:.1f} screens/s per tile reached "
-              "the watcher")
+        print(
+            f"engine while {last.stream_tiles} tiles stream ({a.stream:.0f} s, a watcher on "
+            f"the socket): {last.stream_cpu * 100:.1f} % of a core, RSS "
+            f"{last.stream_rss:.0f} MB; {last.stream_rate:.1f} screens/s per tile reached "
+            "the watcher"
+        )
 
 
 # ============================================================================ main
@@ -837,7 +980,8 @@ def main() -> int:
             from swarm_tui.config.layout import load_layout
 
             (tmp / f"{FLEET}.toml").write_text(
-                layout_text(a.nodes, a.per_node, a.work, tmp / "mock.log"))
+                layout_text(a.nodes, a.per_node, a.work, tmp / "mock.log")
+            )
             plan = floor_plan(load_layout(tmp / f"{FLEET}.toml"), tmp)
             for rnd in range(a.rounds):
                 if not a.no_floor:

@@ -33,8 +33,9 @@ from swarm_tui.protocol.models import VERSION  # noqa: E402
 
 async def watch(sock: Path, visible: list[str], seconds: float) -> tuple[int, int, list[float]]:
     reader, writer = await asyncio.open_unix_connection(str(sock), limit=64 * 1024 * 1024)
-    writer.write(json.dumps({"op": "watch", "version": VERSION, "visible": visible}).encode()
-                 + b"\n")
+    writer.write(
+        json.dumps({"op": "watch", "version": VERSION, "visible": visible}).encode() + b"\n"
+    )
     await writer.drain()
     await reader.readline()  # the snapshot
     total, screens, ages = 0, 0, []
@@ -73,19 +74,21 @@ async def main() -> None:
         try:
             shown = list(fleet.agents)[: a.visible]
             (full, screens, ages), (empty, _, _) = await asyncio.gather(
-                watch(server.path, shown, a.seconds), watch(server.path, [], a.seconds))
+                watch(server.path, shown, a.seconds), watch(server.path, [], a.seconds)
+            )
         finally:
             await server.stop()
             await fleet.down()
             store.close()
     rate, idle_rate = full / a.seconds, empty / a.seconds
     ages.sort()
-    print(f"{a.agents} agents printing 5 lines/s; a watcher showing {a.visible}, "
-          f"{a.seconds:.0f} s")
-    print(f"watcher with {a.visible} tiles: {rate / 1024:.1f} KiB/s "
-          f"({rate / a.visible / 1024:.2f} KiB/s per tile), {screens / a.seconds:.0f} screens/s, "
-          f"screen age p50 {statistics.median(ages):.0f} ms p95 "
-          f"{ages[int(len(ages) * 0.95)]:.0f} ms")
+    print(f"{a.agents} agents printing 5 lines/s; a watcher showing {a.visible}, {a.seconds:.0f} s")
+    print(
+        f"watcher with {a.visible} tiles: {rate / 1024:.1f} KiB/s "
+        f"({rate / a.visible / 1024:.2f} KiB/s per tile), {screens / a.seconds:.0f} screens/s, "
+        f"screen age p50 {statistics.median(ages):.0f} ms p95 "
+        f"{ages[int(len(ages) * 0.95)]:.0f} ms"
+    )
     print(f"watcher showing nothing: {idle_rate / 1024:.2f} KiB/s (state changes only)")
 
 

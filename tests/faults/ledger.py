@@ -25,8 +25,12 @@ class Run:
     problems: list[str] = field(default_factory=list)
 
 
-def account(sent: dict[str, list[str]], received: dict[str, list[str]],
-            uncertain: Collection[str] = (), journaled: Collection[str] | None = None) -> Run:
+def account(
+    sent: dict[str, list[str]],
+    received: dict[str, list[str]],
+    uncertain: Collection[str] = (),
+    journaled: Collection[str] | None = None,
+) -> Run:
     """Compare what each agent was sent (in order, texts unique) with what it received.
 
     `uncertain` texts may arrive once or not at all; `journaled`, when given, is the set of
@@ -60,8 +64,7 @@ def account(sent: dict[str, list[str]], received: dict[str, list[str]],
         for before, after in zip(seen, seen[1:], strict=False):
             if after < before:
                 run.reordered += 1
-                run.problems.append(f"{agent}: {texts[after]!r} arrived after "
-                                    f"{texts[before]!r}")
+                run.problems.append(f"{agent}: {texts[after]!r} arrived after {texts[before]!r}")
     return run
 
 
@@ -86,10 +89,12 @@ class Ledger:
             for name in ("sent", "delivered", "lost", "duplicated", "reordered", "uncertain"):
                 setattr(total, name, getattr(total, name) + getattr(run, name))
         passed = sum(1 for _, ok in self.probes if ok)
-        return (f"fault suite: {total.sent} messages sent, {total.delivered} delivered, "
-                f"{total.lost} lost, {total.duplicated} duplicated, {total.reordered} "
-                f"reordered, {total.uncertain} uncertain; probes {passed}/{len(self.probes)} "
-                "passed")
+        return (
+            f"fault suite: {total.sent} messages sent, {total.delivered} delivered, "
+            f"{total.lost} lost, {total.duplicated} duplicated, {total.reordered} "
+            f"reordered, {total.uncertain} uncertain; probes {passed}/{len(self.probes)} "
+            "passed"
+        )
 
 
 LEDGER = Ledger()

@@ -64,9 +64,15 @@ def start_limited(box: Sandbox, layout: Path) -> Headless:
     """`swarm up LAYOUT --headless` with RLIMIT_NOFILE 256 (as `prlimit --nofile=256:256`)."""
     out, err = box.files / "engine.out", box.files / "engine.err"
     with open(out, "wb") as fo, open(err, "wb") as fe:
-        proc = subprocess.Popen([*swarm_argv(), "up", str(layout), "--headless"], env=box.env,
-                                stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, cwd=box.files,
-                                preexec_fn=low_limit)
+        proc = subprocess.Popen(
+            [*swarm_argv(), "up", str(layout), "--headless"],
+            env=box.env,
+            stdout=fo,
+            stderr=fe,
+            stdin=subprocess.DEVNULL,
+            cwd=box.files,
+            preexec_fn=low_limit,
+        )
     box._procs.append(proc)  # killed by the sandbox's cleanup if the test fails
     return Headless(proc, out, err)
 
@@ -89,17 +95,23 @@ def timed(box: Sandbox, *args: str) -> tuple[float, subprocess.CompletedProcess[
     return time.monotonic() - start, proc
 
 
-def test_idle_connections_past_the_fd_limit_block_nothing(sandbox: Sandbox, holders, ledger
-                                                          ) -> None:
+def test_idle_connections_past_the_fd_limit_block_nothing(
+    sandbox: Sandbox, holders, ledger
+) -> None:
     layout = sandbox.layout(FLEET, mock_agent("Ada"), mock_agent("Bob"))
     engine = start_limited(sandbox, layout)
     engine.wait_ready(30)
     assert sandbox.swarm("send", "Ada", "before the flood", "--wait", "20").returncode == 0
     sock = str(sandbox.socket_path(FLEET))
     for count in HELPERS:
-        holders.append(subprocess.Popen([sys.executable, "-c", HOLDER, sock, str(count)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True))
+        holders.append(
+            subprocess.Popen(
+                [sys.executable, "-c", HOLDER, sock, str(count)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+        )
     held = 0
     for h in holders:
         assert h.stdout is not None
@@ -121,8 +133,11 @@ def test_idle_connections_past_the_fd_limit_block_nothing(sandbox: Sandbox, hold
         report.append((f"send {i}", send_time, send))
         sent["Bob"].append(text)
         outcomes[text] = send.returncode == 0
-    lines = [f"swarm {what}: {t:.1f} s, exit {p.returncode}, {p.stdout.strip()[:80]!r} "
-             f"{p.stderr.strip()[-400:]!r}" for what, t, p in report]
+    lines = [
+        f"swarm {what}: {t:.1f} s, exit {p.returncode}, {p.stdout.strip()[:80]!r} "
+        f"{p.stderr.strip()[-400:]!r}"
+        for what, t, p in report
+    ]
     prompt = all(t < PROMPT and p.returncode == 0 for _, t, p in report)
     ledger.probe("fd limit: ls and send are served promptly under a flood", prompt)
     problems = [] if prompt else ["not served promptly under the flood:", *lines]
@@ -134,21 +149,32 @@ def test_idle_connections_past_the_fd_limit_block_nothing(sandbox: Sandbox, hold
         h.wait(10)
     after = "after the flood"
     sent["Bob"].append(after)
-    ok = wait_until(lambda: sandbox.swarm("send", "Bob", after, timeout=20).returncode == 0,
-                    30, "a send to be accepted after the flood", engine.output, interval=1.0)
+    ok = wait_until(
+        lambda: sandbox.swarm("send", "Bob", after, timeout=20).returncode == 0,
+        30,
+        "a send to be accepted after the flood",
+        engine.output,
+        interval=1.0,
+    )
     assert ok
-    wait_until(lambda: after in sandbox.received("Bob"), 30, "the send after the flood",
-               engine.output)
+    wait_until(
+        lambda: after in sandbox.received("Bob"), 30, "the send after the flood", engine.output
+    )
     journaled = {m["text"] for m in sandbox.journal(FLEET)}
     refused = [t for t, accepted in outcomes.items() if not accepted]
     # a refused send must not sit in the journal, waiting to be typed after all
-    holds(lambda: not any(t in sandbox.received("Bob") for t in refused), 1.0,
-          "refused sends to stay untyped", engine.output)
-    run = ledger.add(account(sent, {a: sandbox.received(a) for a in sent},
-                             journaled=journaled))
+    holds(
+        lambda: not any(t in sandbox.received("Bob") for t in refused),
+        1.0,
+        "refused sends to stay untyped",
+        engine.output,
+    )
+    run = ledger.add(account(sent, {a: sandbox.received(a) for a in sent}, journaled=journaled))
     if [t for t in refused if t in journaled]:
-        problems.append(f"sends reported as failed were journaled (and will be typed): "
-                        f"{[t for t in refused if t in journaled]}")
+        problems.append(
+            f"sends reported as failed were journaled (and will be typed): "
+            f"{[t for t in refused if t in journaled]}"
+        )
     problems += run.problems
     size = engine.out_path.stat().st_size + engine.err_path.stat().st_size
     small = size < LOG_BOUND
@@ -157,5 +183,7 @@ def test_idle_connections_past_the_fd_limit_block_nothing(sandbox: Sandbox, hold
         problems.append(f"engine wrote {size} bytes of log")
     if engine.proc.poll() is not None:
         problems.append(f"the engine exited ({engine.proc.returncode})")
-    assert not problems, "\n".join(problems) + f"\n--- engine stderr ({size} bytes of " \
+    assert not problems, (
+        "\n".join(problems) + f"\n--- engine stderr ({size} bytes of "
         f"log in all)\n{engine.stderr()[-1500:]}"
+    )

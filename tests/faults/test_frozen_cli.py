@@ -39,33 +39,53 @@ async def test_a_message_typed_while_the_cli_is_frozen_is_delivered_once(sandbox
     with frozen(pid):
         (message,) = run.fleet.send(["Fay"], "checked while frozen")
         frozen_at = time.monotonic()
-        await async_wait_until(lambda: store.message(message.id).status == "sending", 10,
-                               "the message to be typed", run.screens)
+        await async_wait_until(
+            lambda: store.message(message.id).status == "sending",
+            10,
+            "the message to be typed",
+            run.screens,
+        )
         # while the CLI cannot run, nothing may call the message failed
-        await async_holds(lambda: store.message(message.id).status == "sending",
-                          FROZEN - (time.monotonic() - frozen_at),
-                          "the message to stay `sending` while its CLI is frozen",
-                          lambda: f"{store.message(message.id)}\n{run.screens()}")
-        assert store.message(message.id).detail == ("typed; the CLI has not redrawn since (is "
-                                                    "it running?)")
+        await async_holds(
+            lambda: store.message(message.id).status == "sending",
+            FROZEN - (time.monotonic() - frozen_at),
+            "the message to stay `sending` while its CLI is frozen",
+            lambda: f"{store.message(message.id)}\n{run.screens()}",
+        )
+        assert store.message(message.id).detail == (
+            "typed; the CLI has not redrawn since (is it running?)"
+        )
 
-    await async_wait_until(lambda: store.message(message.id).status != "sending", 30,
-                           "a verdict once the CLI runs again", run.screens)
+    await async_wait_until(
+        lambda: store.message(message.id).status != "sending",
+        30,
+        "a verdict once the CLI runs again",
+        run.screens,
+    )
     final = store.message(message.id)
     assert final.status == "delivered", (final, run.screens())
     # the CLI took the first Enter as a newline, as real ones do: the text ends with it
-    await async_wait_until(lambda: submitted() == ["checked while frozen"], 10,
-                           "the agent to have the message once", run.screens)
+    await async_wait_until(
+        lambda: submitted() == ["checked while frozen"],
+        10,
+        "the agent to have the message once",
+        run.screens,
+    )
 
     (after,) = run.fleet.send(["Fay"], "and the next one")
-    await async_wait_until(lambda: store.message(after.id).status not in ("queued", "sending"),
-                           30, "the next message's verdict", run.screens)
+    await async_wait_until(
+        lambda: store.message(after.id).status not in ("queued", "sending"),
+        30,
+        "the next message's verdict",
+        run.screens,
+    )
     assert store.message(after.id).status == "delivered"
     assert submitted() == ["checked while frozen", "and the next one"]
 
 
-async def test_a_cli_frozen_past_the_wait_makes_the_message_uncertain(sandbox, start_fleet,
-                                                                     monkeypatch):
+async def test_a_cli_frozen_past_the_wait_makes_the_message_uncertain(
+    sandbox, start_fleet, monkeypatch
+):
     monkeypatch.setattr(injection, "REACT_WAIT", 2.0)
     run = await start_fleet(sandbox.layout("frozen", mock_agent("Gus")))
     await run.wait_states("idle", timeout=30)
@@ -73,16 +93,24 @@ async def test_a_cli_frozen_past_the_wait_makes_the_message_uncertain(sandbox, s
     store = run.store
     with frozen(pid):
         (message,) = run.fleet.send(["Gus"], "typed into a CLI that never ran")
-        await async_wait_until(lambda: store.message(message.id).status not in
-                               ("queued", "sending"), 10, "a verdict", run.screens)
+        await async_wait_until(
+            lambda: store.message(message.id).status not in ("queued", "sending"),
+            10,
+            "a verdict",
+            run.screens,
+        )
         final = store.message(message.id)
         assert (final.status, final.detail) == (
-            "uncertain", "the screen did not change in 2 s after the message was typed "
-            "(is the CLI running?)"), final
+            "uncertain",
+            "the screen did not change in 2 s after the message was typed (is the CLI running?)",
+        ), final
     # thawed, it reads the paste and the Enter together: the text waits in its box, and the
     # verdict said it might
     gus = run.fleet.agents["Gus"]
-    await async_wait_until(lambda: (gus.tracker.reading.draft or "").strip() ==
-                           "typed into a CLI that never ran", 10, "the text in Gus's box",
-                           run.screens)
+    await async_wait_until(
+        lambda: (gus.tracker.reading.draft or "").strip() == "typed into a CLI that never ran",
+        10,
+        "the text in Gus's box",
+        run.screens,
+    )
     assert sandbox.received("Gus") == []

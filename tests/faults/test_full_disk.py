@@ -39,11 +39,17 @@ FILLER = "filler.bin"
 
 
 def mount(where: Path, *options: str) -> None:
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(options), "tmpfs",
-                           str(where)], capture_output=True, text=True, timeout=10)
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", ",".join(options), "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
     if proc.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs for the state directory (needs root): "
-                    f"{proc.stderr.strip() or proc.returncode}")
+        pytest.skip(
+            f"cannot mount a tmpfs for the state directory (needs root): "
+            f"{proc.stderr.strip() or proc.returncode}"
+        )
 
 
 def unmount(where: Path) -> None:
@@ -107,14 +113,15 @@ def journal_texts(box: Sandbox) -> list[tuple[str, str, str]]:
 
 
 def test_a_full_disk_refuses_in_one_line_holds_and_then_delivers_once(
-        tmpfs_box: Sandbox, ledger) -> None:
+    tmpfs_box: Sandbox, ledger
+) -> None:
     box = tmpfs_box
-    layout = box.layout(FLEET, mock_agent("Ada", "--work", "2", "--permission-rate", "1"),
-                        mock_agent("Bob"))
+    layout = box.layout(
+        FLEET, mock_agent("Ada", "--work", "2", "--permission-rate", "1"), mock_agent("Bob")
+    )
     engine: Headless = box.start_headless(layout)
     engine.wait_ready(30)
-    wait_until(lambda: set(states(box).values()) == {"idle"}, 30, "both agents idle",
-               engine.output)
+    wait_until(lambda: set(states(box).values()) == {"idle"}, 30, "both agents idle", engine.output)
     sent: dict[str, list[str]] = {"Ada": [], "Bob": []}
 
     def send(agent: str, text: str) -> str:
@@ -124,8 +131,12 @@ def test_a_full_disk_refuses_in_one_line_holds_and_then_delivers_once(
 
     assert send("Bob", "bob before").startswith("exit 0")
     assert send("Ada", "first").startswith("exit 0")
-    wait_until(lambda: states(box)["Ada"] == "needs-permission", 20,
-               "Ada to ask for permission", engine.output)
+    wait_until(
+        lambda: states(box)["Ada"] == "needs-permission",
+        20,
+        "Ada to ask for permission",
+        engine.output,
+    )
     assert send("Ada", "second").startswith("exit 0")  # held behind the permission prompt
     wait_until(lambda: box.received("Bob") == ["bob before"], 20, "Bob's first message")
 
@@ -134,21 +145,32 @@ def test_a_full_disk_refuses_in_one_line_holds_and_then_delivers_once(
     refused = box.swarm("send", "Ada", "third", timeout=20)
     sent["Ada"].append("third")
     lines = refused.stderr.strip().splitlines()
-    one_line = (refused.returncode != 0 and len(lines) == 1 and "cannot be written" in lines[0]
-                and "nothing was recorded" in lines[0] and "Traceback" not in refused.stderr)
+    one_line = (
+        refused.returncode != 0
+        and len(lines) == 1
+        and "cannot be written" in lines[0]
+        and "nothing was recorded" in lines[0]
+        and "Traceback" not in refused.stderr
+    )
     ledger.probe("full disk: a send is refused in one line", one_line)
     assert one_line, f"exit {refused.returncode}, stderr {refused.stderr!r}"
-    noticed = wait_until(lambda: [ln for ln in engine.stdout().splitlines()
-                                  if "journal cannot be written" in ln], 10,
-                         "a notice to the listener", engine.output)
+    noticed = wait_until(
+        lambda: [ln for ln in engine.stdout().splitlines() if "journal cannot be written" in ln],
+        10,
+        "a notice to the listener",
+        engine.output,
+    )
     assert noticed
 
     # the engine still watches: the human answers Ada's prompt and her state moves on;
     # "second" is now due, but its queue cannot journal it as `sending`, so it must hold it
     box.tmux(FLEET).send_keys("Ada", "y")
-    held = wait_until(lambda: [ln for ln in engine.stdout().splitlines()
-                               if "Ada: message queue failed" in ln], 30,
-                      "Ada's queue to say it holds its message", engine.output)
+    held = wait_until(
+        lambda: [ln for ln in engine.stdout().splitlines() if "Ada: message queue failed" in ln],
+        30,
+        "Ada's queue to say it holds its message",
+        engine.output,
+    )
     assert held
     assert "second" not in box.received("Ada")
     assert states(box)["Bob"] == "idle"  # `swarm ls` answers, Bob still watched
@@ -162,15 +184,24 @@ def test_a_full_disk_refuses_in_one_line_holds_and_then_delivers_once(
 
     def delivered(agent: str, text: str) -> bool:
         answer_permissions()
-        return any(r == agent and t == text and s == "delivered"
-                   for r, t, s in journal_texts(box))
+        return any(r == agent and t == text and s == "delivered" for r, t, s in journal_texts(box))
 
-    wait_until(lambda: delivered("Ada", "second"), 45, "the held message to deliver itself",
-               engine.output, interval=0.3)
+    wait_until(
+        lambda: delivered("Ada", "second"),
+        45,
+        "the held message to deliver itself",
+        engine.output,
+        interval=0.3,
+    )
     assert send("Bob", "bob after").startswith("exit 0")
     assert send("Ada", "fourth").startswith("exit 0")
-    wait_until(lambda: delivered("Ada", "fourth") and delivered("Bob", "bob after"), 45,
-               "new sends to be delivered", engine.output, interval=0.3)
+    wait_until(
+        lambda: delivered("Ada", "fourth") and delivered("Bob", "bob after"),
+        45,
+        "new sends to be delivered",
+        engine.output,
+        interval=0.3,
+    )
 
     journaled = {t for _, t, _ in journal_texts(box)}
     received = {a: box.received(a) for a in sent}
@@ -192,23 +223,32 @@ def test_a_read_only_state_directory_is_one_clear_line(tmpfs_box: Sandbox, ledge
     assert box.swarm("send", "Ada", "before", "--wait", "20").returncode == 0
     engine.interrupt()
     assert engine.wait(15) == 0, engine.output()
-    remount = subprocess.run(["mount", "-o", "remount,ro", str(box.home)], capture_output=True,
-                             text=True, timeout=10)
+    remount = subprocess.run(
+        ["mount", "-o", "remount,ro", str(box.home)], capture_output=True, text=True, timeout=10
+    )
     assert remount.returncode == 0, remount.stderr
     try:
-        results = {"up": box.swarm("up", str(layout), "--headless", timeout=20),
-                   "send": box.swarm("send", "Ada", "hello", timeout=20),
-                   "ls": box.swarm("ls", timeout=20)}
+        results = {
+            "up": box.swarm("up", str(layout), "--headless", timeout=20),
+            "send": box.swarm("send", "Ada", "hello", timeout=20),
+            "ls": box.swarm("ls", timeout=20),
+        }
     finally:
-        subprocess.run(["mount", "-o", "remount,rw", str(box.home)], capture_output=True,
-                       timeout=10)
+        subprocess.run(
+            ["mount", "-o", "remount,rw", str(box.home)], capture_output=True, timeout=10
+        )
     problems = []
     for verb, proc in results.items():
         lines = proc.stderr.strip().splitlines()
-        if proc.returncode == 0 or len(lines) != 1 or "Traceback" in proc.stderr \
-                or not lines[0].startswith("swarm: "):
-            problems.append(f"swarm {verb}: exit {proc.returncode}, stderr "
-                            f"{proc.stderr.strip()[-600:]!r}")
+        if (
+            proc.returncode == 0
+            or len(lines) != 1
+            or "Traceback" in proc.stderr
+            or not lines[0].startswith("swarm: ")
+        ):
+            problems.append(
+                f"swarm {verb}: exit {proc.returncode}, stderr {proc.stderr.strip()[-600:]!r}"
+            )
     ledger.probe("read-only state directory: one clear line", not problems)
     assert not problems, "\n".join(problems)
     assert str(box.home) in results["up"].stderr  # it names the directory

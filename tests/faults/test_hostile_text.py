@@ -59,24 +59,101 @@ def documented(text: str) -> str:
 
 HOSTILE = [
     # bracketed paste and escape sequences, in 7-bit and C1 forms
-    "\x1b[201~", "\x1b[200~", "\x1b[201~\r", "\x9b201~", "\x1b", "\x1b[2J", "\x1b]0;title\x07",
-    "\x1bP+q\x1b\\", "\x9d0;t\x9c", "\x1b[31mred\x1b[0m", "\x1bc", "\x1b[?2004l",
+    "\x1b[201~",
+    "\x1b[200~",
+    "\x1b[201~\r",
+    "\x9b201~",
+    "\x1b",
+    "\x1b[2J",
+    "\x1b]0;title\x07",
+    "\x1bP+q\x1b\\",
+    "\x9d0;t\x9c",
+    "\x1b[31mred\x1b[0m",
+    "\x1bc",
+    "\x1b[?2004l",
     # C0 / C1 controls, NUL, DEL, line ends
-    "\x00", "\x03", "\x04", "\x08", "\x15", "\x1a", "\x7f", "\x80", "\x85", "\x9f", "\xa0",
-    "\r", "\n", "\r\n", "\n\r", "\t", "\x0b", "\x0c",
+    "\x00",
+    "\x03",
+    "\x04",
+    "\x08",
+    "\x15",
+    "\x1a",
+    "\x7f",
+    "\x80",
+    "\x85",
+    "\x9f",
+    "\xa0",
+    "\r",
+    "\n",
+    "\r\n",
+    "\n\r",
+    "\t",
+    "\x0b",
+    "\x0c",
     # tmux key names and command syntax
-    "Enter", "C-c", "C-m", "Escape", "BSpace", "M-x", "C-b d", "\\;", ";", " ; kill-server",
-    "#{pane_id}", "#{session_name}", "#{?1,a,b}", "##", "#[fg=red]", "%if 1", "%endif",
-    "${HOME}", "$HOME", "~", "\\", "\\033", "\\012", "\"", "'", "{", "}",
+    "Enter",
+    "C-c",
+    "C-m",
+    "Escape",
+    "BSpace",
+    "M-x",
+    "C-b d",
+    "\\;",
+    ";",
+    " ; kill-server",
+    "#{pane_id}",
+    "#{session_name}",
+    "#{?1,a,b}",
+    "##",
+    "#[fg=red]",
+    "%if 1",
+    "%endif",
+    "${HOME}",
+    "$HOME",
+    "~",
+    "\\",
+    "\\033",
+    "\\012",
+    '"',
+    "'",
+    "{",
+    "}",
     # command substitutions and jobs that must never run (the canaries)
-    f"$(touch {CANARY}/dollar)", f"#(touch {CANARY}/hashjob)", f"`touch {CANARY}/tick`",
-    f"\nrun-shell 'touch {CANARY}/runshell'\n", f"'; touch {CANARY}/quote; '",
-    f"\"; run-shell \"touch {CANARY}/dq\"; \"",
+    f"$(touch {CANARY}/dollar)",
+    f"#(touch {CANARY}/hashjob)",
+    f"`touch {CANARY}/tick`",
+    f"\nrun-shell 'touch {CANARY}/runshell'\n",
+    f"'; touch {CANARY}/quote; '",
+    f'"; run-shell "touch {CANARY}/dq"; "',
     # argv and CLI-command look-alikes
-    "-", "--", "--all", "-h", "--role x", "/", "/help", "!", "!rm -rf /tmp/nothing", "@file",
+    "-",
+    "--",
+    "--all",
+    "-h",
+    "--role x",
+    "/",
+    "/help",
+    "!",
+    "!rm -rf /tmp/nothing",
+    "@file",
     # hostile Unicode: bidi, zero-width, BOM, combining, wide, astral, separators, private use
-    "\u202e", "\u2066", "\u200b", "\u200d", "\ufeff", "e\u0301", "\u0300", "漢字", "😀",
-    "👩\u200d💻", "\u2028", "\u2029", "\ue000", "\ufffd", "\uffff", "\U0010ffff", "❯ ",
+    "\u202e",
+    "\u2066",
+    "\u200b",
+    "\u200d",
+    "\ufeff",
+    "e\u0301",
+    "\u0300",
+    "漢字",
+    "😀",
+    "👩\u200d💻",
+    "\u2028",
+    "\u2029",
+    "\ue000",
+    "\ufffd",
+    "\uffff",
+    "\U0010ffff",
+    "❯ ",
     "─" * 12,
 ]
 
@@ -87,11 +164,15 @@ leading = st.sampled_from(["", "", "-", "--all ", "--", "/", "!", "\r", "\x1b[20
 
 def texts_from(pieces: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     short = st.lists(pieces, max_size=10).map("".join)
-    long = st.builds(lambda head, body, n: head + body * n, leading,
-                     st.lists(pieces, min_size=1, max_size=4).map("".join).filter(bool),
-                     st.integers(200, 1500)).map(lambda t: t[:20000])
+    long = st.builds(
+        lambda head, body, n: head + body * n,
+        leading,
+        st.lists(pieces, min_size=1, max_size=4).map("".join).filter(bool),
+        st.integers(200, 1500),
+    ).map(lambda t: t[:20000])
     return st.one_of(st.builds(str.__add__, leading, short), long).filter(
-        lambda t: documented(t).strip() != "/exit")  # the mock agent's own "quit" command
+        lambda t: documented(t).strip() != "/exit"
+    )  # the mock agent's own "quit" command
 
 
 def has_surrogate(text: str) -> bool:
@@ -100,7 +181,8 @@ def has_surrogate(text: str) -> bool:
 
 texts = texts_from(st.one_of(st.sampled_from(HOSTILE + SURROGATES), st.text(max_size=12)))
 cli_texts = texts_from(st.one_of(st.sampled_from(HOSTILE), st.text(max_size=12))).filter(
-    lambda t: "\x00" not in t and t != "-")  # argv has no NUL; a lone `-` means stdin
+    lambda t: "\x00" not in t and t != "-"
+)  # argv has no NUL; a lone `-` means stdin
 
 
 @dataclass
@@ -164,9 +246,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     try:
         engine = box.start_headless(box.layout(FLEET, *(mock_agent(n) for n in AGENTS)))
         engine.wait_ready(30)
-        wait_until(lambda: all(a["state"] == "idle"
-                               for a in ask(box.socket_path(FLEET), {"op": "ls"})["agents"]),
-                   30, "every agent idle", engine.output)
+        wait_until(
+            lambda: all(
+                a["state"] == "idle" for a in ask(box.socket_path(FLEET), {"op": "ls"})["agents"]
+            ),
+            30,
+            "every agent idle",
+            engine.output,
+        )
         yield World(box, engine)
     finally:
         box.cleanup()
@@ -192,7 +279,8 @@ def check_one(world: World, text: str, via: str) -> None:
             lines = proc.stderr.strip().splitlines()
             assert len(lines) == 1 and lines[0].startswith("swarm: "), (
                 f"a refused send must say why in one line, got exit {proc.returncode}: "
-                f"{proc.stderr!r}")
+                f"{proc.stderr!r}"
+            )
             accepted, why, ids = False, lines[0], []
     else:
         reply = ask(world.socket, {"op": "send", "to": [agent], "text": text})
@@ -210,27 +298,39 @@ def check_one(world: World, text: str, via: str) -> None:
     assert accepted, f"{text!r} ({via}) was refused: {why!r}"
     (mid,) = ids
     world.sent[agent].append(f"#{mid}")
-    status = wait_until(lambda: (s := world.status(mid)) in FINAL and s, DELIVERY_DEADLINE,
-                        f"message #{mid} to {agent} to be settled", world.detail)
-    raw = world.box.raw_received(agent)[world.raw_offset[agent]:]
+    status = wait_until(
+        lambda: (s := world.status(mid)) in FINAL and s,
+        DELIVERY_DEADLINE,
+        f"message #{mid} to {agent} to be settled",
+        world.detail,
+    )
+    raw = world.box.raw_received(agent)[world.raw_offset[agent] :]
     world.raw_offset[agent] += len(raw)
-    submitted = world.box.received(agent)[world.seen[agent]:]
+    submitted = world.box.received(agent)[world.seen[agent] :]
     world.seen[agent] += len(submitted)
-    world.got[agent] += [f"#{mid}" if t == expected else f"stranger {t!r:.60}"
-                         for t in submitted]
+    world.got[agent] += [f"#{mid}" if t == expected else f"stranger {t!r:.60}" for t in submitted]
     assert status == "delivered", f"#{mid} {text!r:.200}: {status}\n{world.detail()}"
     assert pastes(raw) == [expected.encode()], (
         f"bytes between the paste markers differ from the documented sanitising of "
-        f"{text!r:.300}: got {pastes(raw)!r:.400}, expected {expected.encode()!r:.400}")
+        f"{text!r:.300}: got {pastes(raw)!r:.400}, expected {expected.encode()!r:.400}"
+    )
     assert submitted == [expected], (
-        f"submitted {submitted!r:.400}, expected [{expected!r:.400}] for {text!r:.300}")
+        f"submitted {submitted!r:.400}, expected [{expected!r:.400}] for {text!r:.300}"
+    )
     assert not canaries(), f"something executed: {canaries()} after {text!r}"
 
 
-SETTINGS = settings(deadline=None, database=None, derandomize=False,
-                    phases=[Phase.explicit, Phase.generate],  # shrinking costs a send each
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                           HealthCheck.data_too_large])
+SETTINGS = settings(
+    deadline=None,
+    database=None,
+    derandomize=False,
+    phases=[Phase.explicit, Phase.generate],  # shrinking costs a send each
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.data_too_large,
+    ],
+)
 
 
 def begin(world: World) -> None:
@@ -241,9 +341,9 @@ def begin(world: World) -> None:
 
 def finish(world: World, ledger, name: str) -> None:
     """No stray typing after the last send, no canary, and the run in the books."""
+
     def quiet() -> bool:
-        return all(len(world.box.received(a)) == world.seen[a] for a in AGENTS) \
-            and not canaries()
+        return all(len(world.box.received(a)) == world.seen[a] for a in AGENTS) and not canaries()
 
     try:
         holds(quiet, 1.0, "no further submissions and no canary file", world.detail)

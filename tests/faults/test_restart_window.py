@@ -31,16 +31,17 @@ OPEN = ("queued", "sending")
 READY_LINE = "running headless"
 # (phase: seconds between sends, most sends accepted in it): slow against a running engine,
 # as fast as it goes while the engine stops, is absent or starts
-PACE = {"running": (0.2, 3), "stopping": (0.005, 6), "stopped": (0.01, 0),
-        "starting": (0.003, 9), "ready": (0.2, 3)}
-
-
+PACE = {
+    "running": (0.2, 3),
+    "stopping": (0.005, 6),
+    "stopped": (0.01, 0),
+    "starting": (0.003, 9),
+    "ready": (0.2, 3),
+}
 
 
 def journal(sandbox: Sandbox) -> list[dict[str, Any]]:
     return journal_of(sandbox, FLEET)
-
-
 
 
 @dataclass
@@ -93,8 +94,9 @@ class Racer:
                 agent = AGENTS[n % len(AGENTS)]
                 text = f"new-{agent}-{n:03d}"
                 n += 1
-                reply, error = raw_request(self.sandbox.socket_path(FLEET),
-                                           {"op": "send", "to": [agent], "text": text})
+                reply, error = raw_request(
+                    self.sandbox.socket_path(FLEET), {"op": "send", "to": [agent], "text": text}
+                )
                 ok = bool(reply and reply.get("ok"))
                 if reply is not None and not ok:
                     error = str(reply.get("error"))
@@ -108,33 +110,45 @@ class Racer:
 
 @pytest.mark.parametrize("how", ["sigint", "down"])
 def test_sends_racing_a_restart_are_typed_once_after_the_backlog(
-        sandbox: Sandbox, ledger: Ledger, how: str) -> None:
-    layout = sandbox.layout(FLEET, *[mock_agent(a, "--work", "0", "--startup", "0.2")
-                                     for a in AGENTS])
+    sandbox: Sandbox, ledger: Ledger, how: str
+) -> None:
+    layout = sandbox.layout(
+        FLEET, *[mock_agent(a, "--work", "0", "--startup", "0.2") for a in AGENTS]
+    )
     first = sandbox.start_headless(layout)
     first.wait_ready(30)
     owners = [first]
 
     def detail() -> str:
-        return (f"journal: {summary(journal(sandbox))}\n" + "\n".join(
+        return f"journal: {summary(journal(sandbox))}\n" + "\n".join(
             f"engine {i} (exit {o.proc.poll()}):\n{o.output()[-3000:]}"
-            for i, o in enumerate(owners)))
+            for i, o in enumerate(owners)
+        )
 
     backlog = {a: [f"old-{a}-{i}" for i in range(BACKLOG)] for a in AGENTS}
     for i in range(BACKLOG):
         for agent in AGENTS:
-            reply, error = raw_request(sandbox.socket_path(FLEET),
-                                       {"op": "send", "to": [agent], "text": backlog[agent][i]})
+            reply, error = raw_request(
+                sandbox.socket_path(FLEET), {"op": "send", "to": [agent], "text": backlog[agent][i]}
+            )
             assert reply and reply["ok"], (reply, error)
-    wait_until(lambda: sum(r["status"] == "delivered" for r in journal(sandbox)) >= 2, 30,
-               "the backlog's delivery to begin", detail)
+    wait_until(
+        lambda: sum(r["status"] == "delivered" for r in journal(sandbox)) >= 2,
+        30,
+        "the backlog's delivery to begin",
+        detail,
+    )
 
     racer = Racer(sandbox)
     thread = racer.start()
     down = None
     try:
-        wait_until(lambda: racer.count("running") >= PACE["running"][1], 30,
-                   "sends to the running engine", detail)
+        wait_until(
+            lambda: racer.count("running") >= PACE["running"][1],
+            30,
+            "sends to the running engine",
+            detail,
+        )
         racer.phase = "stopping"
         if how == "sigint":
             first.interrupt()
@@ -148,8 +162,12 @@ def test_sends_racing_a_restart_are_typed_once_after_the_backlog(
         if how == "sigint":  # the backlog the restart must type first
             assert left, f"nothing was left queued for the restart\n{detail()}"
         racer.phase = "stopped"
-        wait_until(lambda: racer.count("stopped", accepted=False) >= 3, 30,
-                   "sends to find no engine", detail)
+        wait_until(
+            lambda: racer.count("stopped", accepted=False) >= 3,
+            30,
+            "sends to find no engine",
+            detail,
+        )
         again = sandbox.start_headless(layout)
         owners.append(again)
         racer.owner = again
@@ -159,9 +177,12 @@ def test_sends_racing_a_restart_are_typed_once_after_the_backlog(
         if racer.error is not None:
             raise racer.error
         texts = {t for ts in backlog.values() for t in ts} | {a.text for a in racer.attempts}
-        wait_until(lambda: not any(r["status"] in OPEN for r in journal(sandbox)
-                                   if r["text"] in texts), 120,
-                   "every journaled message to be settled", detail)
+        wait_until(
+            lambda: not any(r["status"] in OPEN for r in journal(sandbox) if r["text"] in texts),
+            120,
+            "every journaled message to be settled",
+            detail,
+        )
     finally:
         racer.stop.set()
 
@@ -174,14 +195,20 @@ def test_sends_racing_a_restart_are_typed_once_after_the_backlog(
         sent[attempt.agent].append(attempt.text)
     cancelled = {r["text"] for r in rows if r["status"] == "cancelled"}
     uncertain = {r["text"] for r in rows if r["status"] == "uncertain"}
-    run = ledger.add(account(sent, received, uncertain=uncertain,
-                             journaled={r["text"] for r in rows} - cancelled))
+    run = ledger.add(
+        account(
+            sent, received, uncertain=uncertain, journaled={r["text"] for r in rows} - cancelled
+        )
+    )
     phases = Counter((a.phase, a.accepted) for a in racer.attempts)
-    where = (f"{how}: {len(left)} left queued by the stop, journal {summary(rows)}, "
-             f"sends {dict(phases)}, "
-             f"swarm down said {down.stdout.strip() if down else None!r}")
-    assert run.lost == run.duplicated == run.reordered == 0 and not run.problems, \
+    where = (
+        f"{how}: {len(left)} left queued by the stop, journal {summary(rows)}, "
+        f"sends {dict(phases)}, "
+        f"swarm down said {down.stdout.strip() if down else None!r}"
+    )
+    assert run.lost == run.duplicated == run.reordered == 0 and not run.problems, (
         f"{where}: {run.problems}\n{detail()}"
+    )
 
     problems = []
     if racer.count("starting") < 1:
@@ -191,14 +218,23 @@ def test_sends_racing_a_restart_are_typed_once_after_the_backlog(
         if a.accepted and row is None:
             problems.append(f"{a.text!r} was accepted ({a.phase}) but has no journal row")
         if not a.accepted and row is not None:
-            problems.append(f"{a.text!r} was refused ({a.phase}: {a.error}) but journaled as "
-                            f"#{row['id']} {row['status']}")
-        if a.phase in ("starting", "ready") and row is not None \
-                and row["status"] not in ("delivered", "uncertain"):
-            problems.append(f"{a.text!r}, accepted by the new engine, is {row['status']} "
-                            f"({row['detail']})")
-    odd = [(r["id"], r["status"]) for r in rows
-           if r["status"] not in ("delivered", "uncertain", "cancelled")]
+            problems.append(
+                f"{a.text!r} was refused ({a.phase}: {a.error}) but journaled as "
+                f"#{row['id']} {row['status']}"
+            )
+        if (
+            a.phase in ("starting", "ready")
+            and row is not None
+            and row["status"] not in ("delivered", "uncertain")
+        ):
+            problems.append(
+                f"{a.text!r}, accepted by the new engine, is {row['status']} ({row['detail']})"
+            )
+    odd = [
+        (r["id"], r["status"])
+        for r in rows
+        if r["status"] not in ("delivered", "uncertain", "cancelled")
+    ]
     if odd:
         problems.append(f"rows neither delivered, uncertain nor cancelled: {odd}")
     if how == "sigint" and cancelled:
@@ -211,7 +247,8 @@ def test_sends_racing_a_restart_are_typed_once_after_the_backlog(
         told = (int(said.group(1)) if said else 0) == len(cancelled)
         ledger.probe("swarm down says how many queued messages it cancelled", told)
         if not told:
-            problems.append(f"swarm down cancelled {len(cancelled)} messages and said "
-                            f"{down.stdout.strip()!r}")
+            problems.append(
+                f"swarm down cancelled {len(cancelled)} messages and said {down.stdout.strip()!r}"
+            )
     print(where)
     assert not problems, f"{where}:\n" + "\n".join(problems) + "\n" + detail()

@@ -46,16 +46,24 @@ async def test_a_tmux_server_that_stops_answering(sandbox, start_fleet, monkeypa
         listing = await sandbox.aswarm("ls", "--json", timeout=10)
         assert listing.returncode == 0, listing.stderr
         assert {a["name"]: a["state"] for a in json.loads(listing.stdout)} == {
-            "A0": "unreachable", "A1": "unreachable"}
+            "A0": "unreachable",
+            "A1": "unreachable",
+        }
         assert store.message(message.id).status == "queued", store.message(message.id)
         link = run.fleet.link_of(run.fleet.agents["A0"])
-        await async_wait_until(lambda: link.detail == "tmux did not answer `has-session` in "
-                               "2 s", 10, "the reconnection to say why it waits",
-                               lambda: link.detail)
+        await async_wait_until(
+            lambda: link.detail == "tmux did not answer `has-session` in 2 s",
+            10,
+            "the reconnection to say why it waits",
+            lambda: link.detail,
+        )
 
     await run.wait_states("idle", timeout=30)
-    await async_wait_until(lambda: store.message(message.id).status == "delivered", 30,
-                           "the message to be delivered once tmux answers",
-                           lambda: f"{store.message(message.id)}\n{run.screens()}")
+    await async_wait_until(
+        lambda: store.message(message.id).status == "delivered",
+        30,
+        "the message to be delivered once tmux answers",
+        lambda: f"{store.message(message.id)}\n{run.screens()}",
+    )
     assert sandbox.received("A0") == ["sent while tmux hung"]
     assert sandbox.received("A1") == []

@@ -12,8 +12,9 @@ from typing import Any
 from swarm_tui.testing import Sandbox
 
 
-def raw_request(path: Path, payload: dict[str, Any], timeout: float = 10.0
-                ) -> tuple[dict[str, Any] | None, str]:
+def raw_request(
+    path: Path, payload: dict[str, Any], timeout: float = 10.0
+) -> tuple[dict[str, Any] | None, str]:
     """One JSON line to the fleet's socket; (reply, "") or (None, what went wrong)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)

@@ -237,8 +237,11 @@ async def test_no_answer_when_the_local_panes_cannot_say_who_asks(
     with pytest.raises(SwarmError, match="the local tmux server's panes cannot be listed"):
         await run.fleet.sender_for(None, os.getpid(), proven=True)
     assert await run.fleet.sender_for(None, os.getpid()) == "human"  # other requests: as ever
-    with pytest.raises(Refused, match=r"^who sent this cannot be told: the local tmux "
-                       r"server's panes cannot be listed \(its link is down\); nothing was done"):
+    with pytest.raises(
+        Refused,
+        match=r"^who sent this cannot be told: the local tmux "
+        r"server's panes cannot be listed \(its link is down\); nothing was done",
+    ):
         await client.answer("Ada", "yes", question)
     monkeypatch.undo()
     assert sandbox.raw_received("Ada") == typed
@@ -253,8 +256,10 @@ async def test_swarm_answer_from_a_shell(sandbox, start_fleet) -> None:
     typed = sandbox.raw_received("Ada")
     for argv, why in [
         (("Nobody", "y"), "swarm: answer: no agent named 'Nobody' in this fleet (Ada, Bo)"),
-        (("Ada", "maybe"), "swarm: answer: 'maybe' is not an answer: give y, n or an "
-         "option's number 1-9"),
+        (
+            ("Ada", "maybe"),
+            "swarm: answer: 'maybe' is not an answer: give y, n or an option's number 1-9",
+        ),
         (("Ada", "0"), "swarm: answer: '0' is not an answer"),
     ]:
         bad = await sandbox.aswarm("answer", *argv)
@@ -262,8 +267,9 @@ async def test_swarm_answer_from_a_shell(sandbox, start_fleet) -> None:
         assert bad.stderr.strip().startswith(why) and bad.stderr.count("\n") == 1, bad.stderr
     refused = await sandbox.aswarm("answer", "Ada", "3")
     assert refused.returncode == 1, refused
-    assert refused.stderr == ("swarm: mock: no option 3 in this dialog (it has 1-2); attach "
-                              "to answer it\n")
+    assert refused.stderr == (
+        "swarm: mock: no option 3 in this dialog (it has 1-2); attach to answer it\n"
+    )
     idle = await sandbox.aswarm("answer", "bo", "y")
     assert idle.returncode == 1
     assert idle.stderr.startswith("swarm: Bo (mock) is not asking anything now")
@@ -271,5 +277,5 @@ async def test_swarm_answer_from_a_shell(sandbox, start_fleet) -> None:
     done = await sandbox.aswarm("answer", "ada", "y")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Ada: answered 1. Yes\n"
-    assert sandbox.raw_received("Ada")[len(typed):] == b"1"
+    assert sandbox.raw_received("Ada")[len(typed) :] == b"1"
     await run.wait_states("idle", ["Ada"], timeout=10)

@@ -33,13 +33,19 @@ def agents_by_name(box: Sandbox, **env: str) -> dict[str, dict]:
 @pytest.fixture
 def headless(sandbox: Sandbox) -> Headless:
     """A headless swarm with two mock agents and one plain shell."""
-    layout = sandbox.layout("cli", mock_agent("Alice"), mock_agent("Bob"),
-                            shell_agent("Shell", focus="typing commands"))
+    layout = sandbox.layout(
+        "cli", mock_agent("Alice"), mock_agent("Bob"), shell_agent("Shell", focus="typing commands")
+    )
     proc = sandbox.start_headless(layout)
     proc.wait_ready()
-    wait_until(lambda: {a["state"] for n, a in agents_by_name(sandbox).items()
-                        if n != "Shell"} == {"idle"},
-               10, "Alice and Bob to be idle", proc.output)
+    wait_until(
+        lambda: (
+            {a["state"] for n, a in agents_by_name(sandbox).items() if n != "Shell"} == {"idle"}
+        ),
+        10,
+        "Alice and Bob to be idle",
+        proc.output,
+    )
     return proc
 
 
@@ -82,7 +88,11 @@ def test_ls_json_lists_agents_with_states(sandbox, headless):
     assert all(a["window"].startswith("@") for a in agents.values())
     plain = sandbox.swarm("ls")
     assert plain.returncode == 0 and plain.stdout.splitlines()[0].split()[:4] == [
-        "NAME", "ROLE", "CLI", "STATE"], plain.stdout
+        "NAME",
+        "ROLE",
+        "CLI",
+        "STATE",
+    ], plain.stdout
 
 
 def test_focus_updates_label_and_history(sandbox, headless):
@@ -103,19 +113,30 @@ def test_focus_updates_label_and_history(sandbox, headless):
 
 def test_send_from_an_agents_pane_is_signed_by_that_agent(sandbox, headless):
     tmux = sandbox.tmux("cli")
-    tmux.send_keys("Shell", 'swarm send Bob "hi from the shell" && swarm focus "chatting"',
-                   literal=True)
+    tmux.send_keys(
+        "Shell", 'swarm send Bob "hi from the shell" && swarm focus "chatting"', literal=True
+    )
     tmux.send_keys("Shell", "Enter")
-    wait_until(lambda: sandbox.received("Bob"), 15, "Bob to receive the message",
-               lambda: tmux.capture("Shell") + "\n" + tmux.capture("Bob"))
+    wait_until(
+        lambda: sandbox.received("Bob"),
+        15,
+        "Bob to receive the message",
+        lambda: tmux.capture("Shell") + "\n" + tmux.capture("Bob"),
+    )
     assert sandbox.received("Bob") == ["[message from Shell] hi from the shell"]
     (row,) = sandbox.journal("cli")
-    assert (row["sender"], row["recipient"], row["text"]) == ("Shell", "Bob",
-                                                              "hi from the shell")
-    wait_until(lambda: sandbox.journal("cli")[0]["status"] == "delivered", 10,
-               "the journal row to say delivered")
-    wait_until(lambda: agents_by_name(sandbox)["Shell"]["focus"] == "chatting", 10,
-               "Shell's own `swarm focus` to land", lambda: tmux.capture("Shell"))
+    assert (row["sender"], row["recipient"], row["text"]) == ("Shell", "Bob", "hi from the shell")
+    wait_until(
+        lambda: sandbox.journal("cli")[0]["status"] == "delivered",
+        10,
+        "the journal row to say delivered",
+    )
+    wait_until(
+        lambda: agents_by_name(sandbox)["Shell"]["focus"] == "chatting",
+        10,
+        "Shell's own `swarm focus` to land",
+        lambda: tmux.capture("Shell"),
+    )
     listing = sandbox.swarm("messages", "--json")
     assert json.loads(listing.stdout)["graph"] == [["Shell", "Bob", 1]]
 
@@ -134,8 +155,7 @@ def test_a_valid_token_makes_its_agent_the_sender(sandbox, headless):
         (token,) = db.execute("SELECT token FROM agents WHERE name='Alice'").fetchone()
     finally:
         db.close()
-    result = sandbox.swarm("send", "Bob", "from alice", "--wait", "10",
-                           env={"SWARM_TOKEN": token})
+    result = sandbox.swarm("send", "Bob", "from alice", "--wait", "10", env={"SWARM_TOKEN": token})
     assert result.returncode == 0, result.stderr
     assert sandbox.received("Bob") == ["[message from Alice] from alice"]
     assert sandbox.journal("cli")[0]["sender"] == "Alice"
@@ -166,9 +186,12 @@ def test_oversized_message_is_refused_in_one_line(sandbox, headless):
 def test_every_layout_problem_in_one_pass_by_agent_name_and_line(sandbox):
     """A duplicate name and an unknown `cli` used to report only the `cli`, as agents[5]."""
     path = sandbox.files / "x.toml"
-    path.write_text('name = "x"\n\n[[agents]]\nname = "Gauss"\n\n[[agents]]\nname = "Hilbert"\n'
-                    'cli = "claude-9000"\n\n[[agents]]\nname = "gauss"\ncolour = "red"\n\n'
-                    '[[reminders]]\nidle = "20"\ntext = "still there?"\n', encoding="utf-8")
+    path.write_text(
+        'name = "x"\n\n[[agents]]\nname = "Gauss"\n\n[[agents]]\nname = "Hilbert"\n'
+        'cli = "claude-9000"\n\n[[agents]]\nname = "gauss"\ncolour = "red"\n\n'
+        '[[reminders]]\nidle = "20"\ntext = "still there?"\n',
+        encoding="utf-8",
+    )
     result = sandbox.swarm("up", str(path), "--headless")
     assert result.returncode == 2 and result.stdout == "", result
     assert "Traceback" not in result.stderr, result.stderr
@@ -179,5 +202,5 @@ def test_every_layout_problem_in_one_pass_by_agent_name_and_line(sandbox):
         ["swarm", f"{path}:15", "reminders[0].idle"],
     ]
     assert "name: duplicate agent name 'gauss'" in result.stderr
-    assert "'20' has no unit: write \"20m\" for minutes or \"20s\" for seconds" in result.stderr
+    assert '\'20\' has no unit: write "20m" for minutes or "20s" for seconds' in result.stderr
     assert not list(sandbox.home.glob("tmux-*/*")), "a tmux server was started anyway"

@@ -31,11 +31,14 @@ def test_down_cancels_what_is_queued_and_the_next_run_does_not_type_it(sandbox: 
 
     down = sandbox.swarm("down", str(layout))
     assert (down.returncode, down.stderr) == (0, ""), down
-    assert down.stdout.splitlines() == ["swarm: fleet 'dn' on local: stopped",
-                                        "swarm: fleet 'dn': 1 queued message cancelled"]
+    assert down.stdout.splitlines() == [
+        "swarm: fleet 'dn' on local: stopped",
+        "swarm: fleet 'dn': 1 queued message cancelled",
+    ]
     assert owner.wait(10) == 0, owner.output()
-    assert list((sandbox.home / f"tmux-{os.getuid()}").iterdir()) == [], \
+    assert list((sandbox.home / f"tmux-{os.getuid()}").iterdir()) == [], (
         "the tmux server's socket file was left behind"
+    )
     (row,) = [m for m in sandbox.journal("dn") if m["text"] == "second"]
     assert row["status"] == "cancelled" and "swarm down" in row["detail"]
 
@@ -44,8 +47,11 @@ def test_down_cancels_what_is_queued_and_the_next_run_does_not_type_it(sandbox: 
     third = sandbox.swarm("send", "Slow", "third", "--wait", "15")
     assert third.returncode == 0, (third.stdout, third.stderr, again.output())
     assert sandbox.received("Slow") == ["first", "third"]  # the log spans both runs
-    assert statuses(sandbox, "dn") == [("first", "delivered"), ("second", "cancelled"),
-                                       ("third", "delivered")]
+    assert statuses(sandbox, "dn") == [
+        ("first", "delivered"),
+        ("second", "cancelled"),
+        ("third", "delivered"),
+    ]
 
 
 def test_down_without_an_engine_settles_the_journal_too(sandbox: Sandbox):
@@ -62,8 +68,11 @@ def test_down_without_an_engine_settles_the_journal_too(sandbox: Sandbox):
     down = sandbox.swarm("down", str(layout))
     assert down.returncode == 0, down
     assert down.stdout.splitlines()[-1] == "swarm: fleet 'dn2': 1 queued message cancelled"
-    wait_until(lambda: statuses(sandbox, "dn2") == [("never typed", "cancelled")], 5,
-               "the message to be cancelled")
+    wait_until(
+        lambda: statuses(sandbox, "dn2") == [("never typed", "cancelled")],
+        5,
+        "the message to be cancelled",
+    )
     quiet = sandbox.swarm("down", str(layout))  # nothing left to settle: nothing said
     assert quiet.stdout.splitlines() == ["swarm: fleet 'dn2' on local: was not running"]
 

@@ -60,28 +60,38 @@ def test_up_fresh_keeps_the_old_journal_aside_and_replays_nothing(sandbox: Sandb
     assert stat.S_IMODE(sandbox.home.stat().st_mode) == 0o700
     # the old journal is whole (its -wal moved with it): the queued message is in it
     assert rows(kept, "SELECT text, status FROM messages") == [
-        ("left over from yesterday", "queued")]
+        ("left over from yesterday", "queued")
+    ]
 
     # a running agent keeps its identity: its token was carried into the clean journal
     tmux = sandbox.tmux("fr")
     tmux.send_keys("Shell", 'swarm send Ada "hello again"', literal=True)
     tmux.send_keys("Shell", "Enter")
-    wait_until(lambda: sandbox.received("Ada"), 15, "Ada to receive the new message",
-               lambda: tmux.capture("Shell") + fresh.output())
-    wait_until(lambda: [m["status"] for m in sandbox.journal("fr")] == ["delivered"], 10,
-               "the new message to be delivered", fresh.output)
+    wait_until(
+        lambda: sandbox.received("Ada"),
+        15,
+        "Ada to receive the new message",
+        lambda: tmux.capture("Shell") + fresh.output(),
+    )
+    wait_until(
+        lambda: [m["status"] for m in sandbox.journal("fr")] == ["delivered"],
+        10,
+        "the new message to be delivered",
+        fresh.output,
+    )
     assert sandbox.received("Ada") == ["[message from Shell] hello again"]
-    assert [(m["sender"], m["text"]) for m in sandbox.journal("fr")] == [
-        ("Shell", "hello again")]
+    assert [(m["sender"], m["text"]) for m in sandbox.journal("fr")] == [("Shell", "hello again")]
 
     # while that engine runs, --fresh is refused in one line and nothing is moved
     before = journal_files(sandbox)
     again = sandbox.swarm("up", str(layout), "--headless", "--fresh")
     assert again.returncode != 0 and "Traceback" not in again.stderr, again
     (refusal,) = again.stderr.strip().splitlines()
-    assert refusal == (f"swarm: --fresh: fleet 'fr' is running (swarm pid {fresh.pid}) and its "
-                       "journal is in use: stop it first (quit its UI, or `swarm down` it), "
-                       "then start it with --fresh")
+    assert refusal == (
+        f"swarm: --fresh: fleet 'fr' is running (swarm pid {fresh.pid}) and its "
+        "journal is in use: stop it first (quit its UI, or `swarm down` it), "
+        "then start it with --fresh"
+    )
     assert journal_files(sandbox) == before
 
 

@@ -13,8 +13,9 @@ pytestmark = pytest.mark.integration
 
 
 async def test_ls_shows_how_long_the_oldest_queued_message_has_waited(sandbox, start_fleet):
-    run = await start_fleet(sandbox.layout("lsq", mock_agent(
-        "Wes", "--work", "5", "--permission-rate", "1")))
+    run = await start_fleet(
+        sandbox.layout("lsq", mock_agent("Wes", "--work", "5", "--permission-rate", "1"))
+    )
     await run.wait_states("idle", timeout=15)
     run.fleet.send(["Wes"], "start")
     await run.wait_states("needs-permission", timeout=15)  # it waits for a human now
@@ -45,8 +46,9 @@ async def test_ls_shows_how_long_the_oldest_queued_message_has_waited(sandbox, s
 async def test_a_task_added_without_review_on_idle(sandbox, start_fleet):
     run = await start_fleet(sandbox.layout("noidle", mock_agent("Wes")))
     await run.wait_states("idle", timeout=15)
-    result = await sandbox.aswarm("task", "Wes", "--spec", "Port the parser",
-                                  "--no-review-on-idle", "--max-rounds", "2")
+    result = await sandbox.aswarm(
+        "task", "Wes", "--spec", "Port the parser", "--no-review-on-idle", "--max-rounds", "2"
+    )
     assert result.returncode == 0, result.stderr
     (task,) = run.store.tasks("Wes")
     assert task.review_on_idle is False and task.max_rounds == 2

@@ -12,9 +12,11 @@ from swarm_tui.testing import async_wait_until, shell_agent, wait_until
 
 pytestmark = pytest.mark.integration
 
-STUBBORN = ("import os, signal, sys, time; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
-            "child = os.fork() or signal.signal(signal.SIGHUP, signal.SIG_IGN); "
-            "open(sys.argv[1] + str(os.getpid()), 'w').close(); time.sleep(1000)")
+STUBBORN = (
+    "import os, signal, sys, time; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+    "child = os.fork() or signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+    "open(sys.argv[1] + str(os.getpid()), 'w').close(); time.sleep(1000)"
+)
 
 
 def _alive(pid: int) -> bool:
@@ -30,8 +32,9 @@ async def test_down_stops_a_cli_that_ignores_sighup(sandbox, start_fleet, tmp_pa
     marks.mkdir()
     command = f"{sys.executable} -c {STUBBORN!r} {marks}/"
     run = await start_fleet(sandbox.layout("hup", shell_agent("Gem", command)))
-    await async_wait_until(lambda: len(list(marks.iterdir())) == 2, 15,
-                           "the CLI and its helper to start", run.screens)
+    await async_wait_until(
+        lambda: len(list(marks.iterdir())) == 2, 15, "the CLI and its helper to start", run.screens
+    )
     pids = [int(p.name) for p in marks.iterdir()]
     assert all(_alive(p) for p in pids)
     await run.fleet.down()

@@ -25,13 +25,20 @@ sys.exit(daemon.start(Path(sys.argv[1]), sys.argv[2], False, out=sys.stdout))
 
 
 def test_a_background_engine_outlives_its_starter_and_is_listed_logged_stopped(
-        sandbox: Sandbox) -> None:
+    sandbox: Sandbox,
+) -> None:
     layout = sandbox.layout("bg", mock_agent("Ada"), mock_agent("Bo"))
     # the starter runs in a session of its own, like a terminal; it exits once the engine
     # answers, and its whole session is then hung up on
-    starter = subprocess.Popen([sys.executable, "-c", STARTER, str(layout), "bg"],
-                               env=sandbox.env, cwd=sandbox.files, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    starter = subprocess.Popen(
+        [sys.executable, "-c", STARTER, str(layout), "bg"],
+        env=sandbox.env,
+        cwd=sandbox.files,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     out, err = starter.communicate(timeout=120)
     assert starter.returncode == 0, out + err
     assert "starting the engine of fleet 'bg'" in out and "bg.log" in out
@@ -65,14 +72,14 @@ def _check_listed_logged_stopped(sandbox: Sandbox, layout, starter: int) -> None
     assert stopped.returncode == 0, stopped.stderr
     assert f"engine (pid {pid}) stopped; its agents keep running" in stopped.stdout
     assert "no engine is running" in sandbox.swarm("ps").stdout
-    assert sandbox.tmux("bg").alive() and set(sandbox.tmux("bg").agent_windows()) == {"Ada",
-                                                                                        "Bo"}
+    assert sandbox.tmux("bg").alive() and set(sandbox.tmux("bg").agent_windows()) == {"Ada", "Bo"}
     assert "stopped by `swarm stop`" in sandbox.swarm("logs", "bg").stdout
 
 
 def test_an_agent_may_not_stop_the_engine_unless_granted(sandbox: Sandbox) -> None:
-    layout = sandbox.layout("gate", mock_agent("Ada"),
-                            {"name": "Sh", "cli": "generic", "command": "bash --norc"})
+    layout = sandbox.layout(
+        "gate", mock_agent("Ada"), {"name": "Sh", "cli": "generic", "command": "bash --norc"}
+    )
     owner = sandbox.start_headless(layout)
     owner.wait_ready()
     tmux = sandbox.tmux("gate")

@@ -23,18 +23,28 @@ async def test_fresh_start_hands_off_clears_and_reinjects(sandbox, start_fleet):
     run = await start_fleet(layout)
     await run.wait_states("idle")
     run.fleet.send(["Fay"], "rewrite the tokenizer")
-    await async_wait_until(lambda: sandbox.received("Fay") == ["rewrite the tokenizer"], 10,
-                           "the task to arrive", run.screens)
+    await async_wait_until(
+        lambda: sandbox.received("Fay") == ["rewrite the tokenizer"],
+        10,
+        "the task to arrive",
+        run.screens,
+    )
 
     cwd = Path(run.fleet.agents["Fay"].spec.cwd)
     assert cwd == sandbox.files  # the layout's directory: in real use, a source tree
     before = tree(cwd)
     listing = await sandbox.aswarm("fresh", "Fay")
     assert listing.returncode == 0, listing.stderr
-    assert listing.stdout.strip() == ("Fay: fresh start begun (handoff note, new conversation, "
-                                      "then its focus and the note re-injected)")
-    await async_wait_until(lambda: len(sandbox.received("Fay")) == 4, 30,
-                           "handoff request, /clear and the re-injection", run.screens)
+    assert listing.stdout.strip() == (
+        "Fay: fresh start begun (handoff note, new conversation, "
+        "then its focus and the note re-injected)"
+    )
+    await async_wait_until(
+        lambda: len(sandbox.received("Fay")) == 4,
+        30,
+        "handoff request, /clear and the re-injection",
+        run.screens,
+    )
     task, handoff, clear, resume = sandbox.received("Fay")
     # the note goes to swarm's private state directory, never into the agent's cwd
     note = sandbox.home / "fleets" / "fresh" / "handoff-Fay.md"
@@ -48,8 +58,10 @@ async def test_fresh_start_hands_off_clears_and_reinjects(sandbox, start_fleet):
     # the note the agent wrote before the clear comes back to it after
     assert "Handoff from Fay" in resume and "rewrite the tokenizer" in resume
     screen = "\n".join(run.fleet.agents["Fay"].plain_screen())
-    assert "rewrite the tokenizer" not in screen.split("(conversation cleared)")[-1] \
+    assert (
+        "rewrite the tokenizer" not in screen.split("(conversation cleared)")[-1]
         or "Fresh start" in screen
+    )
 
 
 async def test_fresh_start_of_unknown_agent_is_one_line(sandbox, start_fleet):
@@ -58,7 +70,8 @@ async def test_fresh_start_of_unknown_agent_is_one_line(sandbox, start_fleet):
     result = await sandbox.aswarm("fresh", "Nobody")
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
-        "swarm: no agent named 'Nobody' in fleet 'fresh2' (see `swarm ls`)"]
+        "swarm: no agent named 'Nobody' in fleet 'fresh2' (see `swarm ls`)"
+    ]
 
 
 async def test_fresh_start_without_a_handoff_says_so(sandbox, start_fleet):
@@ -68,10 +81,12 @@ async def test_fresh_start_without_a_handoff_says_so(sandbox, start_fleet):
     before = tree(sandbox.files)
     result = await sandbox.aswarm("fresh", "Hal", "--no-handoff")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == ("Hal: fresh start begun (no handoff note: new "
-                                     "conversation, then its focus re-injected)")
-    await async_wait_until(lambda: len(sandbox.received("Hal")) == 2, 30,
-                           "/clear and the re-injection", run.screens)
+    assert result.stdout.strip() == (
+        "Hal: fresh start begun (no handoff note: new conversation, then its focus re-injected)"
+    )
+    await async_wait_until(
+        lambda: len(sandbox.received("Hal")) == 2, 30, "/clear and the re-injection", run.screens
+    )
     clear, resume = sandbox.received("Hal")
     assert clear == "/clear" and "Your focus: the lexer" in resume
     assert "(no handoff note was asked for)" in resume

@@ -111,8 +111,9 @@ async def history_of(sock: Path, name: str, until_text: str, lines: int = 10_000
         last[0] = (await client.history(name, lines)).lines
         return any(until_text in line for line in last[0])
 
-    await async_wait_until(read, 20, f"{until_text!r} in {name}'s history",
-                           lambda: f"last: {last[0][-5:]}")
+    await async_wait_until(
+        read, 20, f"{until_text!r} in {name}'s history", lambda: f"last: {last[0][-5:]}"
+    )
     return last[0]
 
 
@@ -173,9 +174,7 @@ async def test_a_mock_agent_s_transcript_scrolls_into_its_history(sandbox, start
     assert found.stdout.splitlines() == ["Scroller:42:   backlog line 00042 of Scroller"]
 
 
-async def test_rows_that_fill_the_window_are_shown_as_the_window_shows_them(
-    sandbox, start_fleet
-):
+async def test_rows_that_fill_the_window_are_shown_as_the_window_shows_them(sandbox, start_fleet):
     """A box's top row and a rule fill the window's width: tmux marks them wrapped, and
     joined with the row below (`capture-pane -J`) they made one line far wider than the
     window (`│ ❯ 1. Yes` far right of the box's top; grep printed rule, ❯ and rule as one
@@ -465,8 +464,11 @@ async def test_history_and_grep_requests_are_bounded_and_one_more_is_refused(
     limit = history_module.MAX_READS
     held = [asyncio.create_task(client.history("Ada")) for _ in range(limit)]
     await async_wait_until(lambda: reading[0] == limit, 10, f"{limit} reads under way")
-    with pytest.raises(Refused, match=rf"^{limit} history or grep requests are being read now, "
-                       "swarm's limit: nothing was read; try again in a few seconds$"):
+    with pytest.raises(
+        Refused,
+        match=rf"^{limit} history or grep requests are being read now, "
+        "swarm's limit: nothing was read; try again in a few seconds$",
+    ):
         await asyncio.wait_for(client.grep("x"), 10)
     with pytest.raises(Refused, match="being read now"):
         await asyncio.wait_for(client.history("Ada"), 10)
@@ -483,8 +485,14 @@ def test_the_node_client_greps_too(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "SWARM_HOME": str(tmp_path)}
 
     def node_swarm(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-I", str(client), *args], env=env,
-                              capture_output=True, text=True, timeout=30, cwd=tmp_path)
+        return subprocess.run(
+            [sys.executable, "-I", str(client), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            cwd=tmp_path,
+        )
 
     two = node_swarm("grep", "x", "y")
     assert two.returncode == 2 and "usage: swarm grep PATTERN" in one_line_error(two)

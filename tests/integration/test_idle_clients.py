@@ -15,8 +15,7 @@ from swarm_tui.testing import async_wait_until, mock_agent
 pytestmark = pytest.mark.integration
 
 
-async def test_idle_connections_are_dropped_and_others_served(sandbox, start_fleet,
-                                                              monkeypatch):
+async def test_idle_connections_are_dropped_and_others_served(sandbox, start_fleet, monkeypatch):
     monkeypatch.setattr(server_module, "REQUEST_WAIT", 1.0)
     run = await start_fleet(sandbox.layout("idlec", mock_agent("Ada")))
     idle = []
@@ -35,8 +34,12 @@ async def test_idle_connections_are_dropped_and_others_served(sandbox, start_fle
             except BlockingIOError:
                 return False
 
-        await async_wait_until(lambda: all(closed(s) for s in idle), 10,
-                               "the idle connections to be dropped", run.screens)
+        await async_wait_until(
+            lambda: all(closed(s) for s in idle),
+            10,
+            "the idle connections to be dropped",
+            run.screens,
+        )
     finally:
         for sock in idle:
             sock.close()
@@ -59,7 +62,8 @@ sys.stdin.read()
 
 
 async def test_200_idle_connections_from_other_processes_leave_ls_under_a_second(
-        sandbox, start_fleet):
+    sandbox, start_fleet
+):
     import asyncio
     import sys
     import time
@@ -68,8 +72,14 @@ async def test_200_idle_connections_from_other_processes_leave_ls_under_a_second
     idlers = []
     for _ in range(4):  # 4 processes x 50 idle connections
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", IDLER, str(paths.socket_path("crowd")), "50",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+            sys.executable,
+            "-c",
+            IDLER,
+            str(paths.socket_path("crowd")),
+            "50",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
         assert proc.stdout is not None
         assert (await asyncio.wait_for(proc.stdout.readline(), 10)).strip() == b"open"
         idlers.append(proc)

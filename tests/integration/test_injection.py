@@ -13,8 +13,10 @@ from swarm_tui.testing import async_wait_until, mock_agent
 
 pytestmark = pytest.mark.integration
 
-BIG = "".join(f"{i:05d} the quick brown fox jumps over the lazy dog; 'q' \"qq\" $x #{{y}}\n"
-              for i in range(1600))[: 100 * 1024]
+BIG = "".join(
+    f"{i:05d} the quick brown fox jumps over the lazy dog; 'q' \"qq\" $x #{{y}}\n"
+    for i in range(1600)
+)[: 100 * 1024]
 
 
 def cases(canary: str) -> dict[str, list[tuple[str, str]]]:
@@ -23,14 +25,20 @@ def cases(canary: str) -> dict[str, list[tuple[str, str]]]:
         "Ada": [
             ("-rf / starts with a dash", "-rf / starts with a dash"),
             ("ends with a semicolon;", "ends with a semicolon;"),
-            ("single ' and double \" quotes, a \\ backslash",
-             "single ' and double \" quotes, a \\ backslash"),
+            (
+                "single ' and double \" quotes, a \\ backslash",
+                "single ' and double \" quotes, a \\ backslash",
+            ),
         ],
         "Bo": [
-            (f"$(whoami) `id` ${{HOME}} $HOME $(touch {canary}-shell)",
-             f"$(whoami) `id` ${{HOME}} $HOME $(touch {canary}-shell)"),
-            (f"#{{pane_id}} #S ## #(touch {canary}-tmux)",
-             f"#{{pane_id}} #S ## #(touch {canary}-tmux)"),
+            (
+                f"$(whoami) `id` ${{HOME}} $HOME $(touch {canary}-shell)",
+                f"$(whoami) `id` ${{HOME}} $HOME $(touch {canary}-shell)",
+            ),
+            (
+                f"#{{pane_id}} #S ## #(touch {canary}-tmux)",
+                f"#{{pane_id}} #S ## #(touch {canary}-tmux)",
+            ),
             ("Enter", "Enter"),
         ],
         "Cy": [
@@ -39,11 +47,15 @@ def cases(canary: str) -> dict[str, list[tuple[str, str]]]:
             ("paste end \x1b[201~ then more", "paste end [201~ then more"),
         ],
         "Di": [
-            ("nul\x00byte, bell\x07, backspace\x08, del\x7f, tab\tkept",
-             "nulbyte, bell, backspace, del, tab\tkept"),
+            (
+                "nul\x00byte, bell\x07, backspace\x08, del\x7f, tab\tkept",
+                "nulbyte, bell, backspace, del, tab\tkept",
+            ),
             ("café é 中文 emoji 🚀🧪 — done", "café é 中文 emoji 🚀🧪 — done"),
-            ("line one\nline two\n\tindented three\nline four",
-             "line one\nline two\n\tindented three\nline four"),
+            (
+                "line one\nline two\n\tindented three\nline four",
+                "line one\nline two\n\tindented three\nline four",
+            ),
         ],
         "Ed": [
             (BIG, BIG),
@@ -60,8 +72,9 @@ async def test_every_kind_of_text_arrives_exactly_and_in_order(sandbox, start_fl
     run = await start_fleet(layout)
     await run.wait_states("idle")
 
-    sent = {name: [run.fleet.send([name], text)[0] for text, _ in items]
-            for name, items in plan.items()}
+    sent = {
+        name: [run.fleet.send([name], text)[0] for text, _ in items] for name, items in plan.items()
+    }
     ids = [m.id for ms in sent.values() for m in ms]
 
     def all_closed() -> bool:
@@ -81,8 +94,11 @@ async def test_every_kind_of_text_arrives_exactly_and_in_order(sandbox, start_fl
     for name, messages in sent.items():
         for message, (_, want) in zip(messages, plan[name], strict=True):
             row = rows[message.id]
-            assert (row["recipient"], row["sender"], row["status"]) == (name, "human",
-                                                                        "delivered"), row
+            assert (row["recipient"], row["sender"], row["status"]) == (
+                name,
+                "human",
+                "delivered",
+            ), row
             assert row["text"] == want
     # nothing was ever interpreted by a shell or by tmux's format expander
     assert not list(sandbox.files.glob("pwned*"))
@@ -101,6 +117,5 @@ async def test_cli_send_keeps_dash_semicolon_and_stdin_text(sandbox, start_fleet
     assert second.returncode == 0, second.stderr
     assert "to Ada: delivered" in second.stdout, second.stdout
 
-    assert sandbox.received("Ada") == ["-n dash first;",
-                                       "from stdin with [201~ and\nsecond line ü"]
+    assert sandbox.received("Ada") == ["-n dash first;", "from stdin with [201~ and\nsecond line ü"]
     assert [r["status"] for r in sandbox.journal("clisend")] == ["delivered", "delivered"]

@@ -27,8 +27,9 @@ class Breaks:
         return await self._control.run(line)
 
 
-async def test_a_message_whose_typing_failed_is_uncertain_not_retyped(sandbox, start_fleet,
-                                                                      monkeypatch) -> None:
+async def test_a_message_whose_typing_failed_is_uncertain_not_retyped(
+    sandbox, start_fleet, monkeypatch
+) -> None:
     run = await start_fleet(sandbox.layout("halfway", mock_agent("Ada")))
     await run.wait_states("idle", timeout=30)
     injector = run.fleet._injector  # noqa: SLF001 - the fault is injected in the queue
@@ -42,13 +43,22 @@ async def test_a_message_whose_typing_failed_is_uncertain_not_retyped(sandbox, s
 
     monkeypatch.setattr(injector, "_control", failing_once)
     (message,) = run.fleet.send(["Ada"], "half typed")
-    await async_wait_until(lambda: run.store.message(message.id).status not in
-                           ("queued", "sending"), 20, "a verdict after the queue's restart",
-                           lambda: repr(run.store.message(message.id)))
+    await async_wait_until(
+        lambda: run.store.message(message.id).status not in ("queued", "sending"),
+        20,
+        "a verdict after the queue's restart",
+        lambda: repr(run.store.message(message.id)),
+    )
     row = run.store.message(message.id)
-    assert (row.status, row.detail) == ("uncertain", "its typing was interrupted; it is "
-                                        "never typed twice"), row
+    assert (row.status, row.detail) == (
+        "uncertain",
+        "its typing was interrupted; it is never typed twice",
+    ), row
     (after,) = run.fleet.send(["Ada"], "the next one")
-    await async_wait_until(lambda: run.store.message(after.id).status == "delivered", 20,
-                           "the next message delivered", run.screens)
+    await async_wait_until(
+        lambda: run.store.message(after.id).status == "delivered",
+        20,
+        "the next message delivered",
+        run.screens,
+    )
     assert sandbox.received("Ada") == ["the next one"]  # the half-typed one was cleared

@@ -15,8 +15,9 @@ pytestmark = pytest.mark.integration
 
 
 async def test_a_journal_that_cannot_be_written_stalls_nothing_for_good(sandbox, start_fleet):
-    run = await start_fleet(sandbox.layout("ro", mock_agent(
-        "Ada", "--work", "2", "--permission-rate", "1")))
+    run = await start_fleet(
+        sandbox.layout("ro", mock_agent("Ada", "--work", "2", "--permission-rate", "1"))
+    )
     notes = Notes()
     run.fleet.listener = notes
     await run.wait_states("idle", timeout=15)
@@ -29,8 +30,12 @@ async def test_a_journal_that_cannot_be_written_stalls_nothing_for_good(sandbox,
     (line,) = refused.stderr.strip().splitlines()
     assert "cannot be written" in line and "nothing was recorded or sent" in line
     sandbox.tmux("ro").send_keys("Ada", "y")  # the human answers: "second" may go now
-    await async_wait_until(lambda: any("message queue failed" in n for n in notes.lines), 30,
-                           "the failing queue to say so", run.screens)
+    await async_wait_until(
+        lambda: any("message queue failed" in n for n in notes.lines),
+        30,
+        "the failing queue to say so",
+        run.screens,
+    )
     assert "second" not in sandbox.received("Ada")
     run.store.db.execute("PRAGMA query_only=OFF")  # space is back
 
@@ -39,11 +44,11 @@ async def test_a_journal_that_cannot_be_written_stalls_nothing_for_good(sandbox,
             sandbox.tmux("ro").send_keys("Ada", "y")
         return run.store.message(second.id).status == "delivered"
 
-    await async_wait_until(done, 60, "the held message to be delivered", run.screens,
-                           interval=0.5)
+    await async_wait_until(done, 60, "the held message to be delivered", run.screens, interval=0.5)
     assert sandbox.received("Ada").count("second") == 1
     assert [m.text for m in run.store.messages()] == ["first", "second"]  # "third": nothing
     with pytest.raises(sqlite3.OperationalError):  # sanity: the pragma really blocked writes
         run.store.db.execute("PRAGMA query_only=ON")
-        run.store.db.execute("INSERT INTO focus_history(time, agent, label, by) "
-                             "VALUES (0, 'x', 'y', 'z')")
+        run.store.db.execute(
+            "INSERT INTO focus_history(time, agent, label, by) VALUES (0, 'x', 'y', 'z')"
+        )

@@ -21,27 +21,64 @@ pytestmark = pytest.mark.integration
 
 @pytest.mark.parametrize("width", [45, 24])
 def test_a_narrow_mock_reads_as_working_while_it_works(sandbox: Sandbox, width: int) -> None:
-    mock = [sys.executable, "-m", "swarm_tui.agents.mock", "--name", "Judge", "--work", "4",
-            "--startup", "0.2", "--permission-rate", "0", "--give-up-rate", "0",
-            "--quiet-rate", "0", "--enter-guard", "0"]  # the test types as a human would
+    mock = [
+        sys.executable,
+        "-m",
+        "swarm_tui.agents.mock",
+        "--name",
+        "Judge",
+        "--work",
+        "4",
+        "--startup",
+        "0.2",
+        "--permission-rate",
+        "0",
+        "--give-up-rate",
+        "0",
+        "--quiet-rate",
+        "0",
+        "--enter-guard",
+        "0",
+    ]  # the test types as a human would
     tmux = sandbox.tmux("narrow")
-    tmux.run("-f", "/dev/null", "new-session", "-d", "-s", "narrow", "-x", str(width), "-y",
-             "20", shlex.join(mock))
+    tmux.run(
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "narrow",
+        "-x",
+        str(width),
+        "-y",
+        "20",
+        shlex.join(mock),
+    )
     adapter = MockAdapter()
 
     def look() -> tuple[list[str], AgentState | None]:
-        lines = [plain(ln) for ln in tmux.run("capture-pane", "-p", "-t", "narrow").stdout
-                 .splitlines()]
+        lines = [
+            plain(ln) for ln in tmux.run("capture-pane", "-p", "-t", "narrow").stdout.splitlines()
+        ]
         return lines, adapter.read(lines).state
 
-    wait_until(lambda: look()[1] == AgentState.IDLE, 15, "the mock idle",
-               lambda: "\n".join(look()[0]))
+    wait_until(
+        lambda: look()[1] == AgentState.IDLE, 15, "the mock idle", lambda: "\n".join(look()[0])
+    )
     tmux.run("send-keys", "-t", "narrow", "-l", "review the parser")
-    wait_until(lambda: adapter.read(look()[0]).draft == "review the parser", 15,
-               "the text in its box", lambda: "\n".join(look()[0]))
+    wait_until(
+        lambda: adapter.read(look()[0]).draft == "review the parser",
+        15,
+        "the text in its box",
+        lambda: "\n".join(look()[0]),
+    )
     tmux.run("send-keys", "-t", "narrow", "Enter")
-    wait_until(lambda: any("Working…" in ln for ln in look()[0]), 15, "the mock at work",
-               lambda: "\n".join(look()[0]))
+    wait_until(
+        lambda: any("Working…" in ln for ln in look()[0]),
+        15,
+        "the mock at work",
+        lambda: "\n".join(look()[0]),
+    )
     working = 0
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
@@ -51,5 +88,9 @@ def test_a_narrow_mock_reads_as_working_while_it_works(sandbox: Sandbox, width: 
         assert state == AgentState.WORKING, "\n".join(lines)
         working += 1
     assert working >= 5, f"only {working} looks while it worked"
-    wait_until(lambda: look()[1] == AgentState.IDLE, 20, "the mock idle after its turn",
-               lambda: "\n".join(look()[0]))
+    wait_until(
+        lambda: look()[1] == AgentState.IDLE,
+        20,
+        "the mock idle after its turn",
+        lambda: "\n".join(look()[0]),
+    )

@@ -85,8 +85,7 @@ async def test_an_alert_is_posted_as_json_slack_and_ntfy_style(receiver: Receive
         (body,) = receiver.bodies
         assert body["text"] == "swarm night: Gauss needs you: Bash(rm -rf build)"  # Slack
         assert body["message"] == "Gauss needs you: Bash(rm -rf build)"  # ntfy
-        assert (body["fleet"], body["kind"], body["subject"]) == ("night", "permission",
-                                                                  "Gauss")
+        assert (body["fleet"], body["kind"], body["subject"]) == ("night", "permission", "Gauss")
     finally:
         task.cancel()
 
@@ -99,10 +98,14 @@ async def test_one_alert_per_subject_and_kind_in_the_window(receiver: Receiver) 
             n.alert("permission", "Gauss", "Gauss needs you")
         n.alert("exited", "Gauss", "Gauss exited")  # another kind
         n.alert("permission", "Hilbert", "Hilbert needs you")  # another agent
-        await async_wait_until(lambda: len(receiver.bodies) == 3, 5, "three POSTs",
-                               lambda: repr(receiver.bodies))
+        await async_wait_until(
+            lambda: len(receiver.bodies) == 3, 5, "three POSTs", lambda: repr(receiver.bodies)
+        )
         assert sorted((b["kind"], b["subject"]) for b in receiver.bodies) == [
-            ("exited", "Gauss"), ("permission", "Gauss"), ("permission", "Hilbert")]
+            ("exited", "Gauss"),
+            ("permission", "Gauss"),
+            ("permission", "Hilbert"),
+        ]
     finally:
         task.cancel()
 
@@ -120,8 +123,9 @@ async def test_a_receiver_that_answers_500_gets_it_again(receiver: Receiver) -> 
         task.cancel()
 
 
-async def test_a_receiver_that_hangs_never_slows_the_engine(receiver: Receiver,
-                                                            monkeypatch) -> None:
+async def test_a_receiver_that_hangs_never_slows_the_engine(
+    receiver: Receiver, monkeypatch
+) -> None:
     monkeypatch.setattr(notify, "POST_TIMEOUT", 0.3)
     receiver.hang.set()
     said: list[str] = []
@@ -166,8 +170,12 @@ async def test_an_alert_no_receiver_takes_is_dropped_and_said() -> None:
     task = asyncio.create_task(n.run())
     try:
         n.alert("host", "node01", "host node01 is down")
-        await async_wait_until(lambda: any("dropped" in line for line in said), 10,
-                               "the dropped alert said", lambda: repr(said))
+        await async_wait_until(
+            lambda: any("dropped" in line for line in said),
+            10,
+            "the dropped alert said",
+            lambda: repr(said),
+        )
         assert len(said) == 2  # one "trying again" a minute, and the drop
     finally:
         task.cancel()
@@ -175,23 +183,32 @@ async def test_an_alert_no_receiver_takes_is_dropped_and_said() -> None:
 
 def test_a_bad_webhook_is_one_line_naming_the_field(tmp_path) -> None:
     path = tmp_path / "bad.toml"
-    path.write_text('name = "bad"\nnotify = { webhook = "hooks.example/x" }\n'
-                    '[[agents]]\nname = "A"\ncli = "mock"\n')
+    path.write_text(
+        'name = "bad"\nnotify = { webhook = "hooks.example/x" }\n'
+        '[[agents]]\nname = "A"\ncli = "mock"\n'
+    )
     with pytest.raises(ConfigError) as exc:
         parse_layout(path, path.read_text())
     assert "notify.webhook" in str(exc.value) and "http://" in str(exc.value)
 
 
-async def test_the_engine_posts_when_an_agent_waits_on_a_prompt(sandbox, start_fleet,
-                                                                receiver: Receiver) -> None:
+async def test_the_engine_posts_when_an_agent_waits_on_a_prompt(
+    sandbox, start_fleet, receiver: Receiver
+) -> None:
     layout = sandbox.layout(
-        "alerts", mock_agent("Pat", "--permission-rate", "1", "--work", "1"),
-        notify={"webhook": receiver.url, "desktop": False})
+        "alerts",
+        mock_agent("Pat", "--permission-rate", "1", "--work", "1"),
+        notify={"webhook": receiver.url, "desktop": False},
+    )
     run = await start_fleet(layout, visible=False)  # no view: the engine alone says it
     await run.wait_states("idle", timeout=30)
     run.fleet.send(["Pat"], "deploy it")
-    await async_wait_until(lambda: any(b["kind"] == "permission" for b in receiver.bodies),
-                           30, "the permission alert", run.screens)
+    await async_wait_until(
+        lambda: any(b["kind"] == "permission" for b in receiver.bodies),
+        30,
+        "the permission alert",
+        run.screens,
+    )
     alert = next(b for b in receiver.bodies if b["kind"] == "permission")
     assert alert["subject"] == "Pat" and alert["fleet"] == "alerts"
     assert alert["message"].startswith("Pat needs you")
@@ -210,8 +227,9 @@ async def test_what_came_inside_the_window_is_said_at_its_end(receiver: Receiver
             n.alert("permission", "Gauss", f"Gauss needs you: {question}")
         await async_wait_until(lambda: receiver.bodies, 5, "the first POST")
         now[0] += 30  # the window is over: the engine's own loop sends what it held
-        await async_wait_until(lambda: len(receiver.bodies) == 2, 5, "the trailing POST",
-                               lambda: repr(receiver.bodies))
+        await async_wait_until(
+            lambda: len(receiver.bodies) == 2, 5, "the trailing POST", lambda: repr(receiver.bodies)
+        )
         assert receiver.bodies[1]["message"] == "3 more: Gauss needs you: Bash(rm -rf build)"
         assert receiver.bodies[1]["kind"] == "permission"
     finally:
@@ -219,45 +237,66 @@ async def test_what_came_inside_the_window_is_said_at_its_end(receiver: Receiver
 
 
 async def test_an_agent_already_waiting_when_the_engine_starts_is_alerted(
-        sandbox, start_fleet, receiver: Receiver) -> None:
+    sandbox, start_fleet, receiver: Receiver
+) -> None:
     layout = sandbox.layout(
-        "waiting", mock_agent("Pat", "--permission-rate", "1", "--work", "1",
-                              prompt="deploy it"),
-        notify={"webhook": receiver.url, "desktop": False})
+        "waiting",
+        mock_agent("Pat", "--permission-rate", "1", "--work", "1", prompt="deploy it"),
+        notify={"webhook": receiver.url, "desktop": False},
+    )
     first = await start_fleet(layout, visible=False)
-    await async_wait_until(lambda: any(b["kind"] == "permission" for b in receiver.bodies),
-                           30, "the permission alert", first.screens)
+    await async_wait_until(
+        lambda: any(b["kind"] == "permission" for b in receiver.bodies),
+        30,
+        "the permission alert",
+        first.screens,
+    )
     await first.stop()  # the agent keeps waiting on its prompt in tmux
     receiver.bodies.clear()
     again = await start_fleet(layout, visible=False)
     assert again.fleet.created == []
-    await async_wait_until(lambda: receiver.bodies, 30, "the alert of the new engine",
-                           again.screens)
+    await async_wait_until(
+        lambda: receiver.bodies, 30, "the alert of the new engine", again.screens
+    )
     (alert,) = receiver.bodies
     assert alert["kind"] == "permission" and alert["subject"] == "Pat"
 
 
 async def test_the_engine_posts_a_verdict(sandbox, start_fleet, receiver: Receiver) -> None:
-    worker = mock_agent("Wes", "--claims-done",
-                        tasks=[{"spec": "Build the thing\nwith tests", "review_on_idle": False}])
-    layout = sandbox.layout("verdicts", worker, mock_agent("Jude", "--work", "0.3",
-                                                           role="judge"),
-                            notify={"webhook": receiver.url, "desktop": False})
+    worker = mock_agent(
+        "Wes",
+        "--claims-done",
+        tasks=[{"spec": "Build the thing\nwith tests", "review_on_idle": False}],
+    )
+    layout = sandbox.layout(
+        "verdicts",
+        worker,
+        mock_agent("Jude", "--work", "0.3", role="judge"),
+        notify={"webhook": receiver.url, "desktop": False},
+    )
     run = await start_fleet(layout, visible=False)
-    await async_wait_until(lambda: any(b["kind"] == "verdict" for b in receiver.bodies),
-                           40, "the verdict alert", run.screens)
+    await async_wait_until(
+        lambda: any(b["kind"] == "verdict" for b in receiver.bodies),
+        40,
+        "the verdict alert",
+        run.screens,
+    )
     alert = next(b for b in receiver.bodies if b["kind"] == "verdict")
     tid = run.store.tasks("Wes")[0].id
     assert alert["subject"] == "Wes"
     assert alert["message"] == f"Wes's task #{tid} is complete (Jude): Build the thing"
 
 
-async def test_the_engine_posts_a_stall_once(sandbox, start_fleet, receiver: Receiver,
-                                             monkeypatch) -> None:
+async def test_the_engine_posts_a_stall_once(
+    sandbox, start_fleet, receiver: Receiver, monkeypatch
+) -> None:
     monkeypatch.setattr(stalls, "TICK", 0.2)
     worker = mock_agent("Ida", tasks=[{"spec": "Port the parser", "review_on_idle": False}])
-    layout = sandbox.layout("stall", worker, notify={
-        "webhook": receiver.url, "desktop": False, "stall_after": "10s", "every": 1})
+    layout = sandbox.layout(
+        "stall",
+        worker,
+        notify={"webhook": receiver.url, "desktop": False, "stall_after": "10s", "every": 1},
+    )
     run = await start_fleet(layout, visible=False)
     ticks = [0]
     tick = run.fleet.stalls.tick
@@ -267,12 +306,17 @@ async def test_the_engine_posts_a_stall_once(sandbox, start_fleet, receiver: Rec
         return tick()
 
     monkeypatch.setattr(run.fleet.stalls, "tick", counted)
-    await async_wait_until(lambda: any(b["kind"] == "stall" for b in receiver.bodies), 40,
-                           "the stall alert", run.screens)
+    await async_wait_until(
+        lambda: any(b["kind"] == "stall" for b in receiver.bodies),
+        40,
+        "the stall alert",
+        run.screens,
+    )
     ida = run.fleet.agents["Ida"]
     assert ida.state.value == "idle"
     assert ida.stalled.startswith("idle for ") and ida.stalled.endswith(
-        "with its task open: Port the parser")
+        "with its task open: Port the parser"
+    )
     assert ida.summary()["stalled"] == ida.stalled  # what the views are sent
     seen = ticks[0]
     await async_wait_until(lambda: ticks[0] >= seen + 10, 10, "ten more looks")

@@ -26,12 +26,12 @@ def test_down_stops_agents_and_the_headless_owner_exits(sandbox):
     (said,) = down.stdout.splitlines()
     assert "'gone'" in said and said.endswith("stopped"), said
     assert not tmux.alive(), "the fleet's tmux server is still running"
-    wait_until(lambda: not any(_running(pid) for pid in panes), 5,
-               "the agents' processes to exit")
+    wait_until(lambda: not any(_running(pid) for pid in panes), 5, "the agents' processes to exit")
 
     assert owner.wait(10) == 0, owner.output()
-    said = [ln for ln in owner.stdout().splitlines()
-            if ln.startswith("swarm: fleet 'gone' stopped")]
+    said = [
+        ln for ln in owner.stdout().splitlines() if ln.startswith("swarm: fleet 'gone' stopped")
+    ]
     assert said, f"the owner did not say why it exited\n{owner.output()}"
     assert owner.stderr() == ""
     assert not sandbox.socket_path("gone").exists()
@@ -63,8 +63,7 @@ nmae = "typo"
 """
 
 CASES = {
-    "fields": (BAD_FIELDS, ["agent '9lives': name", "agent '9lives': cli",
-                            "agent '9lives': nmae"]),
+    "fields": (BAD_FIELDS, ["agent '9lives': name", "agent '9lives': cli", "agent '9lives': nmae"]),
     "generic": ('[[agents]]\nname = "Sh"\ncli = "generic"\n', ["agent 'Sh': command"]),
     "duplicate": ('[[agents]]\nname = "Ada"\n[[agents]]\nname = "ada"\n', ["agent 'ada': name"]),
     "no-agents": ('name = "empty"\nagents = []\n', ["agents"]),
@@ -92,11 +91,14 @@ def test_missing_layout_file_is_one_line(sandbox):
     result = sandbox.swarm("up", str(sandbox.files / "nope.toml"), "--headless")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        f"swarm: {sandbox.files / 'nope.toml'}: no such layout file"]
+        f"swarm: {sandbox.files / 'nope.toml'}: no such layout file"
+    ]
 
 
-@pytest.mark.parametrize("argv", [("up", "{layout}", "--headless"), ("down", "{layout}"),
-                                  ("attach", "Ada", "--fleet", "x")])
+@pytest.mark.parametrize(
+    "argv",
+    [("up", "{layout}", "--headless"), ("down", "{layout}"), ("attach", "Ada", "--fleet", "x")],
+)
 def test_without_tmux_on_path_one_clear_line(sandbox, argv):
     layout = sandbox.layout("notmux", mock_agent("Ada"))
     empty = sandbox.files / "bin"

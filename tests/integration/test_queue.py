@@ -32,7 +32,10 @@ async def test_message_waits_for_permission_prompt_then_is_delivered(sandbox, st
     (second,) = run.fleet.send(["Pat"], "and then fix what fails")
     await async_holds(
         lambda: status(run, second) == "queued" and sandbox.received("Pat") == ["run the tests"],
-        1.5, "the second message to stay queued behind the permission prompt", run.screens)
+        1.5,
+        "the second message to stay queued behind the permission prompt",
+        run.screens,
+    )
 
     listing = await sandbox.aswarm("ls", "--json")
     assert listing.returncode == 0, listing.stderr
@@ -42,8 +45,12 @@ async def test_message_waits_for_permission_prompt_then_is_delivered(sandbox, st
 
     answered = time.time()
     sandbox.tmux("perm").send_keys("Pat", "1")  # "1. Yes", as a human would answer
-    await async_wait_until(lambda: status(run, second) == "delivered", 10,
-                           "the queued message to be delivered", run.screens)
+    await async_wait_until(
+        lambda: status(run, second) == "delivered",
+        10,
+        "the queued message to be delivered",
+        run.screens,
+    )
     log = sandbox.received_at("Pat")
     assert [text for _, text in log] == ["run the tests", "and then fix what fails"]
     assert log[1][0] > answered, "typed before the prompt was answered"
@@ -67,8 +74,12 @@ async def test_message_sent_while_busy_waits_for_idle(sandbox, start_fleet):
         return True
 
     await async_wait_until(queued_while_busy, 10, "Bea to finish the long job", run.screens)
-    await async_wait_until(lambda: status(run, second) == "delivered", 10,
-                           "the queued message to be delivered", run.screens)
+    await async_wait_until(
+        lambda: status(run, second) == "delivered",
+        10,
+        "the queued message to be delivered",
+        run.screens,
+    )
     assert sandbox.received("Bea") == ["long job", "next job"]
     assert run.store.message(second.id).detail == ""
 
@@ -79,14 +90,28 @@ async def test_back_to_back_messages_wait_for_the_first_turn(sandbox, start_flee
     layout = sandbox.layout("b2b", mock_agent("Cal", "--work", "5"))  # first turn ≈ 3.2 s
     run = await start_fleet(layout)
     await run.wait_states("idle")
-    first, second = (run.fleet.send(["Cal"], "first job")[0],
-                     run.fleet.send(["Cal"], "second job")[0])
-    await async_wait_until(lambda: status(run, first) == "delivered", 10,
-                           "the first message to be delivered", run.screens)
-    await async_holds(lambda: status(run, second) == "queued", 1.5,
-                      "the second message to wait while Cal works on the first", run.screens)
-    await async_wait_until(lambda: status(run, second) not in ("queued", "sending"), 15,
-                           "the second message to be delivered", run.screens)
+    first, second = (
+        run.fleet.send(["Cal"], "first job")[0],
+        run.fleet.send(["Cal"], "second job")[0],
+    )
+    await async_wait_until(
+        lambda: status(run, first) == "delivered",
+        10,
+        "the first message to be delivered",
+        run.screens,
+    )
+    await async_holds(
+        lambda: status(run, second) == "queued",
+        1.5,
+        "the second message to wait while Cal works on the first",
+        run.screens,
+    )
+    await async_wait_until(
+        lambda: status(run, second) not in ("queued", "sending"),
+        15,
+        "the second message to be delivered",
+        run.screens,
+    )
     assert status(run, second) == "delivered"
     assert sandbox.received("Cal") == ["first job", "second job"]
     assert run.store.message(second.id).detail == "", "needed a rescue Enter"

@@ -12,8 +12,10 @@ pytestmark = pytest.mark.integration
 
 def test_read_only_verbs_and_attach_work_with_no_engine(sandbox: Sandbox) -> None:
     layout = sandbox.layout(
-        "quiet", mock_agent("Ada", tasks=[{"spec": "write the parser"}]),
-        reminders=[{"to": "Ada", "every": "10m", "text": "keep going"}])
+        "quiet",
+        mock_agent("Ada", tasks=[{"spec": "write the parser"}]),
+        reminders=[{"to": "Ada", "every": "10m", "text": "keep going"}],
+    )
     owner = sandbox.start_headless(layout)
     owner.wait_ready()
     sent = sandbox.swarm("send", "Ada", "remember the milk", "--wait", "20")
@@ -49,5 +51,7 @@ def test_read_only_verbs_and_attach_work_with_no_engine(sandbox: Sandbox) -> Non
 def test_no_journal_and_no_engine_is_one_line(sandbox: Sandbox) -> None:
     result = sandbox.swarm("messages")
     assert result.returncode == 1
-    assert result.stderr.strip() == ("swarm: no swarm is running and no fleet has a journal "
-                                     "here (start one: swarm demo, or swarm up LAYOUT)")
+    assert result.stderr.strip() == (
+        "swarm: no swarm is running and no fleet has a journal "
+        "here (start one: swarm demo, or swarm up LAYOUT)"
+    )

@@ -11,8 +11,9 @@ pytestmark = pytest.mark.integration
 
 
 def fleet_layout(sandbox, fleet: str):
-    return sandbox.layout(fleet, mock_agent("Gauss", prompt="warm up"),
-                          mock_agent("Hilbert", prompt="warm up"))
+    return sandbox.layout(
+        fleet, mock_agent("Gauss", prompt="warm up"), mock_agent("Hilbert", prompt="warm up")
+    )
 
 
 async def test_in_process_restart_reuses_windows_and_panes(sandbox, start_fleet):
@@ -21,8 +22,11 @@ async def test_in_process_restart_reuses_windows_and_panes(sandbox, start_fleet)
     first = await start_fleet(layout)
     assert sorted(first.fleet.created) == ["Gauss", "Hilbert"]
     await async_wait_until(
-        lambda: sandbox.received("Gauss") == sandbox.received("Hilbert") == ["warm up"], 10,
-        "the layout's first prompt to reach both agents", first.screens)
+        lambda: sandbox.received("Gauss") == sandbox.received("Hilbert") == ["warm up"],
+        10,
+        "the layout's first prompt to reach both agents",
+        first.screens,
+    )
     before = tmux.windows()
     panes = {name: agent.pane for name, agent in first.fleet.agents.items()}
 
@@ -42,8 +46,12 @@ async def test_in_process_restart_reuses_windows_and_panes(sandbox, start_fleet)
     assert {a.state.value for a in second.fleet.agents.values()} <= {"starting", "idle"}
     await second.wait_states("idle")
     (message,) = second.fleet.send(["Hilbert"], "after the restart")
-    await async_wait_until(lambda: second.store.message(message.id).status == "delivered",
-                           10, "delivery through the new control client", second.screens)
+    await async_wait_until(
+        lambda: second.store.message(message.id).status == "delivered",
+        10,
+        "delivery through the new control client",
+        second.screens,
+    )
     assert sandbox.received("Hilbert") == ["warm up", "after the restart"]
     assert sandbox.received("Gauss") == ["warm up"], "the first prompt was sent again"
 
@@ -53,8 +61,12 @@ def test_headless_restart_after_ctrl_c_reattaches(sandbox):
     tmux = sandbox.tmux("hl")
     owner = sandbox.start_headless(layout)
     assert "re-attached 0" in owner.wait_ready()
-    wait_until(lambda: sandbox.received("Gauss") and sandbox.received("Hilbert"), 10,
-               "both first prompts to be delivered", owner.output)
+    wait_until(
+        lambda: sandbox.received("Gauss") and sandbox.received("Hilbert"),
+        10,
+        "both first prompts to be delivered",
+        owner.output,
+    )
     before = tmux.windows()
 
     owner.interrupt()
@@ -70,5 +82,6 @@ def test_headless_restart_after_ctrl_c_reattaches(sandbox):
     assert busy.returncode != 0 and "Traceback" not in busy.stderr
     assert busy.stderr.strip().splitlines() == [
         f"swarm: fleet 'hl' is already run by swarm pid {again.pid}: quit that one first "
-        "(its agents keep running), or talk to it with `swarm send` / `swarm ls`"]
+        "(its agents keep running), or talk to it with `swarm send` / `swarm ls`"
+    ]
     assert sandbox.received("Gauss") == sandbox.received("Hilbert") == ["warm up"]

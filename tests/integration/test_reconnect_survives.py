@@ -41,10 +41,15 @@ async def test_reconnect_survives_an_unexpected_error(sandbox, start_fleet, monk
     monkeypatch.setattr(host, "session_exists", flaky)
     host._proc.kill()  # noqa: SLF001 - the control client dies: the link drops
     await async_wait_until(lambda: raised, 10, "the reconnection to hit the error")
-    await async_wait_until(lambda: link.connected, 15, "the link back after the error",
-                           lambda: repr(details))
+    await async_wait_until(
+        lambda: link.connected, 15, "the link back after the error", lambda: repr(details)
+    )
     assert "LookupError('nobody planned for this')" in details, details
     await run.wait_states("idle", timeout=15)
     (message,) = run.fleet.send(["Ada"], "still here")
-    await async_wait_until(lambda: run.store.message(message.id).status == "delivered", 15,
-                           "a message after the reconnection", run.screens)
+    await async_wait_until(
+        lambda: run.store.message(message.id).status == "delivered",
+        15,
+        "a message after the reconnection",
+        run.screens,
+    )

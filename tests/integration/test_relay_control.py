@@ -43,11 +43,18 @@ def test_a_connection_to_the_control_socket_is_a_tmux_control_client(tmp_path: P
     tmux = ["tmux", "-L", sock, "-f", "/dev/null"]
     subprocess.run([*tmux, "new-session", "-d", "-s", "fleet", "sleep 600"], check=True)
     control = tmp_path / "control.sock"
-    options = {"control": {"path": str(control),
-                           "argv": ["-C", "attach-session", "-t", "=fleet"]}}
-    relay = subprocess.Popen([sys.executable, str(RELAY), str(tmp_path / "s.sock"),
-                              json.dumps(tmux), json.dumps(options)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    options = {"control": {"path": str(control), "argv": ["-C", "attach-session", "-t", "=fleet"]}}
+    relay = subprocess.Popen(
+        [
+            sys.executable,
+            str(RELAY),
+            str(tmp_path / "s.sock"),
+            json.dumps(tmux),
+            json.dumps(options),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
     try:
         assert relay.stdout is not None and relay.stdin is not None
         assert json.loads(relay.stdout.readline()) == {"ready": True}
@@ -59,9 +66,13 @@ def test_a_connection_to_the_control_socket_is_a_tmux_control_client(tmp_path: P
                 _read_until(conn, b"%end", deadline)  # the attach's own block
                 conn.sendall(b"display-message -p 'hello #{session_name}'\n")
                 assert b"hello fleet" in _read_until(conn, b"hello fleet", deadline)
-        wait_until(lambda: subprocess.run([*tmux, "list-clients"], capture_output=True,
-                                          text=True).stdout == "", 5,
-                   "the closed connections' tmux clients to end")
+        wait_until(
+            lambda: (
+                subprocess.run([*tmux, "list-clients"], capture_output=True, text=True).stdout == ""
+            ),
+            5,
+            "the closed connections' tmux clients to end",
+        )
         relay.stdin.close()  # the engine hangs up: both sockets go with the relay
         assert relay.wait(timeout=10) == 0
         assert not control.exists() and not (tmp_path / "s.sock").exists()

@@ -13,8 +13,11 @@ pytestmark = pytest.mark.integration
 
 
 async def test_edits_add_remove_change_and_bad_edits_keep_the_last_good(sandbox, start_fleet):
-    ada, bo, cy = (mock_agent("Ada", focus="parser"), mock_agent("Bo", focus="lexer"),
-                   mock_agent("Cy", focus="docs"))
+    ada, bo, cy = (
+        mock_agent("Ada", focus="parser"),
+        mock_agent("Bo", focus="lexer"),
+        mock_agent("Cy", focus="docs"),
+    )
     path = sandbox.layout("live", ada, bo, cy)
     run = await start_fleet(path)
     notes = Notes()
@@ -25,24 +28,43 @@ async def test_edits_add_remove_change_and_bad_edits_keep_the_last_good(sandbox,
     panes = {n: server.pane(n) for n in ("Ada", "Bo", "Cy")}
 
     # change Ada's focus, remove Cy, add Dee, restart Bo with new args: one save
-    sandbox.layout("live", mock_agent("Ada", focus="parser v2"),
-                   mock_agent("Bo", "--model", "mock-2", focus="lexer"),
-                   mock_agent("Dee", focus="tests", prompt="hello Dee"))
-    await async_wait_until(lambda: list(run.fleet.agents) == ["Ada", "Bo", "Dee"], 15,
-                           "the new agent list", run.screens)
-    await async_wait_until(lambda: sandbox.received("Dee") == ["hello Dee"], 20,
-                           "Dee to start and get its prompt", run.screens)
+    sandbox.layout(
+        "live",
+        mock_agent("Ada", focus="parser v2"),
+        mock_agent("Bo", "--model", "mock-2", focus="lexer"),
+        mock_agent("Dee", focus="tests", prompt="hello Dee"),
+    )
+    await async_wait_until(
+        lambda: list(run.fleet.agents) == ["Ada", "Bo", "Dee"],
+        15,
+        "the new agent list",
+        run.screens,
+    )
+    await async_wait_until(
+        lambda: sandbox.received("Dee") == ["hello Dee"],
+        20,
+        "Dee to start and get its prompt",
+        run.screens,
+    )
     assert run.fleet.agents["Ada"].focus == "parser v2"
     assert server.pane("Ada") == panes["Ada"]  # untouched agents keep their panes
     assert "Cy" in server.agent_windows()  # removed from the fleet, window kept, detached
-    await async_wait_until(lambda: "mock-2" in "\n".join(run.fleet.agents["Bo"].screen), 20,
-                           "Bo restarted with its new args", run.screens)
+    await async_wait_until(
+        lambda: "mock-2" in "\n".join(run.fleet.agents["Bo"].screen),
+        20,
+        "Bo restarted with its new args",
+        run.screens,
+    )
     assert any("Cy left the layout" in n for n in notes.lines)
 
     # an invalid edit: reported with file and field; the last good layout stays
     path.write_text(path.read_text().replace('name = "Ada"', 'name = "Ada"\nbogus = 1', 1))
-    await async_wait_until(lambda: any("not applied" in n for n in notes.lines), 15,
-                           "the invalid edit to be reported", run.screens)
+    await async_wait_until(
+        lambda: any("not applied" in n for n in notes.lines),
+        15,
+        "the invalid edit to be reported",
+        run.screens,
+    )
     bad = next(n for n in notes.lines if "not applied" in n)
     assert f"{path}:5: agent 'Ada': bogus: unknown field" in bad
     assert list(run.fleet.agents) == ["Ada", "Bo", "Dee"]
@@ -66,8 +88,12 @@ async def test_an_agent_that_leaves_and_comes_back_gets_its_messages(sandbox, st
     assert len([w for w in sandbox.tmux("back").windows() if w.agent == "Cy"]) == 1
     await run.wait_states("idle", ["Cy"], timeout=15)
     (message,) = run.fleet.send(["Cy"], "welcome back")
-    await async_wait_until(lambda: run.store.message(message.id).status == "delivered", 20,
-                           "the message to reach the re-added agent", run.screens)
+    await async_wait_until(
+        lambda: run.store.message(message.id).status == "delivered",
+        20,
+        "the message to reach the re-added agent",
+        run.screens,
+    )
     assert sandbox.received("Cy").count("welcome back") == 1
     assert sandbox.received("Cy").count("hello Cy") == 1, run.store.messages()  # once
 
@@ -83,8 +109,12 @@ async def test_an_edit_that_cannot_be_applied_changes_nothing(sandbox, start_fle
     run = await start_fleet(path)
     await run.wait_states("idle")
     windows = len(sandbox.tmux("tx").windows())
-    bad = sandbox.layout("tx", mock_agent("Ada", host="node1"), mock_agent("Cy"),
-                         hosts={"node1": {"ssh": "node1.example"}})
+    bad = sandbox.layout(
+        "tx",
+        mock_agent("Ada", host="node1"),
+        mock_agent("Cy"),
+        hosts={"node1": {"ssh": "node1.example"}},
+    )
     with pytest.raises(ConfigError, match="needs a restart"):
         await apply_layout(run.fleet, load_layout(bad))
     assert list(run.fleet.agents) == ["Ada", "Bo"]
@@ -92,7 +122,8 @@ async def test_an_edit_that_cannot_be_applied_changes_nothing(sandbox, start_fle
 
 
 async def test_an_agent_removed_while_its_message_is_typed_and_back_gets_it_once(
-        sandbox, start_fleet, monkeypatch):
+    sandbox, start_fleet, monkeypatch
+):
     """Removed by a live reload just as its queue began typing a message, and added back at
     once: the old queue finishes that message, the new one waits for it and does not type
     it again (it was typed twice: seen in CI, where the race comes up under load). The old
@@ -122,10 +153,18 @@ async def test_an_agent_removed_while_its_message_is_typed_and_back_gets_it_once
     await apply_layout(run.fleet, load_layout(sandbox.layout("race", ada, cy)))
     assert run.fleet.agents["Cy"] is not old_cy
     gate.set()
-    await async_wait_until(lambda: run.store.message(message.id).status == "delivered", 20,
-                           "the message delivered", run.screens)
+    await async_wait_until(
+        lambda: run.store.message(message.id).status == "delivered",
+        20,
+        "the message delivered",
+        run.screens,
+    )
     await run.wait_states("idle", ["Cy"], timeout=15)
     (after,) = run.fleet.send(["Cy"], "and the next")
-    await async_wait_until(lambda: run.store.message(after.id).status == "delivered", 20,
-                           "the next message delivered", run.screens)
+    await async_wait_until(
+        lambda: run.store.message(after.id).status == "delivered",
+        20,
+        "the next message delivered",
+        run.screens,
+    )
     assert sandbox.received("Cy") == ["typed during the reload", "and the next"]

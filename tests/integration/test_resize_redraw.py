@@ -21,33 +21,45 @@ pytestmark = pytest.mark.integration
 
 def _size(server: TmuxServer, agent: str) -> str:
     window = server.agent_windows()[agent].window
-    return server.run("display-message", "-p", "-t", window,
-                      "#{window_width}x#{window_height}").stdout.strip()
+    return server.run(
+        "display-message", "-p", "-t", window, "#{window_width}x#{window_height}"
+    ).stdout.strip()
 
 
 async def test_a_redraw_for_a_new_size_is_not_work(sandbox, start_fleet) -> None:
-    mock = shlex.join([sys.executable, "-m", "swarm_tui.agents.mock", "--name", "Ada",
-                       *FAST_MOCK_ARGS])
-    run = await start_fleet(sandbox.layout("redraw", shell_agent("Ada", command=mock)),
-                            visible=False)
+    mock = shlex.join(
+        [sys.executable, "-m", "swarm_tui.agents.mock", "--name", "Ada", *FAST_MOCK_ARGS]
+    )
+    run = await start_fleet(
+        sandbox.layout("redraw", shell_agent("Ada", command=mock)), visible=False
+    )
     await run.wait_states("idle")
     ada = run.fleet.agents["Ada"]
     idle_since, quiet_since = ada.tracker.since, ada.last_output_wall
     fleet = sandbox.tmux("redraw")
     for w, h in ((70, 20), (100, 30), (60, 18)):
         run.fleet.set_sizes({"Ada": (w, h)})
-        await async_wait_until(lambda w=w, h=h: _size(fleet, "Ada") == f"{w}x{h}", 10,
-                               f"Ada's window at {w}x{h}", lambda: _size(fleet, "Ada"))
+        await async_wait_until(
+            lambda w=w, h=h: _size(fleet, "Ada") == f"{w}x{h}",
+            10,
+            f"Ada's window at {w}x{h}",
+            lambda: _size(fleet, "Ada"),
+        )
         # the engine has read the screen the mock drew for that width
-        await async_wait_until(lambda w=w: "─" * w in [ln.strip() for ln in ada.plain_screen()],
-                               10, f"Ada's screen drawn for {w} columns",
-                               lambda: "\n".join(ada.plain_screen()))
-        await async_holds(lambda: ada.state is AgentState.IDLE, 1.0, "Ada idle",
-                          lambda: ada.state.value)
+        await async_wait_until(
+            lambda w=w: "─" * w in [ln.strip() for ln in ada.plain_screen()],
+            10,
+            f"Ada's screen drawn for {w} columns",
+            lambda: "\n".join(ada.plain_screen()),
+        )
+        await async_holds(
+            lambda: ada.state is AgentState.IDLE, 1.0, "Ada idle", lambda: ada.state.value
+        )
     assert ada.tracker.since == idle_since  # one idle stretch all along
     assert ada.last_output_wall == quiet_since  # and its clock did not restart
 
     # real output within the grace still counts: a message makes it work
     run.fleet.send(["Ada"], "hello")
-    await async_wait_until(lambda: ada.tracker.since != idle_since, 10,
-                           "Ada's next state after a message")
+    await async_wait_until(
+        lambda: ada.tracker.since != idle_since, 10, "Ada's next state after a message"
+    )

@@ -18,33 +18,48 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def picture(fleet):
     """What must survive a round trip, in tile order."""
-    agents = [(a.name, a.spec.cli, a.spec.model, a.role, a.focus, a.spec.args)
-              for a in fleet.agents.values()]
-    tasks = [(t.agent, t.spec, t.verify, t.status)
-             for t in fleet.store.tasks() if t.status != "complete"]
-    reminders = [(r.target, r.kind, r.period, r.at, r.text, r.skill)
-                 for r in fleet.store.reminders()]
+    agents = [
+        (a.name, a.spec.cli, a.spec.model, a.role, a.focus, a.spec.args)
+        for a in fleet.agents.values()
+    ]
+    tasks = [
+        (t.agent, t.spec, t.verify, t.status) for t in fleet.store.tasks() if t.status != "complete"
+    ]
+    reminders = [
+        (r.target, r.kind, r.period, r.at, r.text, r.skill) for r in fleet.store.reminders()
+    ]
     return agents, tasks, reminders
 
 
-async def test_save_then_up_brings_back_the_same_fleet(sandbox, start_fleet, tmp_path,
-                                                      monkeypatch):
+async def test_save_then_up_brings_back_the_same_fleet(sandbox, start_fleet, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     layout = sandbox.layout(
         "orig",
         mock_agent("Ada", focus="parser", role="planner", model="mock-9"),
         mock_agent("Bo", focus="lexer"),
-        groups=[{"hosts": ["local"], "per_host": 3, "names": "nba", "role": "worker",
-                 "cli": "mock", "focus": "shards", "args": ["--work", "0.3"]}],
-        reminders=[{"to": "role:worker", "idle": "10m", "skill": "stall"}])
+        groups=[
+            {
+                "hosts": ["local"],
+                "per_host": 3,
+                "names": "nba",
+                "role": "worker",
+                "cli": "mock",
+                "focus": "shards",
+                "args": ["--work", "0.3"],
+            }
+        ],
+        reminders=[{"to": "role:worker", "idle": "10m", "skill": "stall"}],
+    )
     run = await start_fleet(layout)
     await run.wait_states("idle")
     fleet = run.fleet
     fleet.set_focus("Bird", "shard 2 only")  # a group agent's focus changed by hand
-    fleet.tasks.add("Bo", NewTask(spec="Port the lexer", verify="true", review_on_idle=False),
-                    origin="cli")
-    added = await sandbox.aswarm("remind", "add", "--to", "Ada", "--every", "45m",
-                                 "--text", "check on {focus}")
+    fleet.tasks.add(
+        "Bo", NewTask(spec="Port the lexer", verify="true", review_on_idle=False), origin="cli"
+    )
+    added = await sandbox.aswarm(
+        "remind", "add", "--to", "Ada", "--every", "45m", "--text", "check on {focus}"
+    )
     assert added.returncode == 0, added.stderr
     before = picture(fleet)
 
@@ -77,8 +92,9 @@ def _one_line(result) -> str:
     return line
 
 
-async def test_saving_the_shipped_demo_writes_the_users_copy(sandbox, start_fleet, tmp_path,
-                                                             monkeypatch):
+async def test_saving_the_shipped_demo_writes_the_users_copy(
+    sandbox, start_fleet, tmp_path, monkeypatch
+):
     """`swarm save demo` (and `S`, which calls the same code) once overwrote the shipped
     layouts/demo.toml: comments lost, cwd made absolute. The checkout is never written."""
     xdg = tmp_path / "xdg"
@@ -117,21 +133,26 @@ async def test_saving_the_shipped_demo_writes_the_users_copy(sandbox, start_flee
             shipped.write_bytes(original)
 
 
-async def test_the_fleets_own_file_is_never_overwritten_without_force(sandbox, start_fleet,
-                                                                      tmp_path, monkeypatch):
+async def test_the_fleets_own_file_is_never_overwritten_without_force(
+    sandbox, start_fleet, tmp_path, monkeypatch
+):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     project = tmp_path / "proj"
     (project / "src").mkdir(parents=True)
     (project / "layouts").mkdir()
     own = project / "layouts" / "proj.toml"
-    own.write_text('# my comments\nname = "proj"\n[defaults]\ncwd = "../src"\n'
-                   f'{sandbox_agent(sandbox, "Ada")}', encoding="utf-8")
+    own.write_text(
+        '# my comments\nname = "proj"\n[defaults]\ncwd = "../src"\n'
+        f"{sandbox_agent(sandbox, 'Ada')}",
+        encoding="utf-8",
+    )
     before = own.read_bytes()
     run = await start_fleet(own, visible=False)
     assert run.fleet.agents["Ada"].spec.cwd == str(project / "src")
     line = _one_line(await sandbox.aswarm("save", "proj"))
-    assert line == (f"swarm: {own} exists: choose another name, or overwrite it with "
-                    "`swarm save proj --force`")
+    assert line == (
+        f"swarm: {own} exists: choose another name, or overwrite it with `swarm save proj --force`"
+    )
     assert own.read_bytes() == before
     # another name goes next to it, and keeps the relative cwd the user wrote
     saved = await sandbox.aswarm("save", "proj2")
@@ -146,27 +167,31 @@ def sandbox_agent(sandbox, name: str) -> str:
     path = sandbox.layout("tmp-agent", mock_agent(name))
     text = path.read_text()
     path.unlink()
-    return text[text.index("[[agents]]"):]
+    return text[text.index("[[agents]]") :]
 
 
 async def test_save_then_up_of_the_same_fleet_does_not_add_its_tasks_again(
-        sandbox, start_fleet, tmp_path, monkeypatch):
+    sandbox, start_fleet, tmp_path, monkeypatch
+):
     """`swarm save` then `swarm up` of the saved layout showed each open task twice (#5
     incomplete and #6 pending, same spec): the journal already holds them."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    layout = sandbox.layout("dup", mock_agent("Ada", tasks=[
-        {"spec": "Port the parser", "review_on_idle": False}]), mock_agent("Bo"))
+    layout = sandbox.layout(
+        "dup",
+        mock_agent("Ada", tasks=[{"spec": "Port the parser", "review_on_idle": False}]),
+        mock_agent("Bo"),
+    )
     run = await start_fleet(layout)
     await run.wait_states("idle")
-    run.fleet.tasks.add("Bo", NewTask(spec="Port the lexer", review_on_idle=False),
-                        origin="cli")
+    run.fleet.tasks.add("Bo", NewTask(spec="Port the lexer", review_on_idle=False), origin="cli")
     before = [(t.id, t.agent, t.spec) for t in run.fleet.store.tasks()]
     assert len(before) == 2
     saved = await sandbox.aswarm("save", "dup")
     assert saved.returncode == 0, saved.stderr
     path = tmp_path / "xdg" / "swarm" / "layouts" / "dup.toml"
-    assert [t["journal_id"] for ts in tomllib.loads(path.read_text())["tasks"].values()
-            for t in ts] == [i for i, *_ in before]
+    assert [
+        t["journal_id"] for ts in tomllib.loads(path.read_text())["tasks"].values() for t in ts
+    ] == [i for i, *_ in before]
     await run.stop()
     run2 = await start_fleet(path)
     assert [(t.id, t.agent, t.spec) for t in run2.fleet.store.tasks()] == before

@@ -14,15 +14,15 @@ from swarm_tui.testing import async_wait_until, mock_agent
 pytestmark = pytest.mark.integration
 
 
-async def test_a_failing_screen_reader_is_restarted_and_said(sandbox, start_fleet,
-                                                              monkeypatch) -> None:
+async def test_a_failing_screen_reader_is_restarted_and_said(
+    sandbox, start_fleet, monkeypatch
+) -> None:
     run = await start_fleet(sandbox.layout("reader", mock_agent("Ada")))
     await run.wait_states("idle", timeout=30)
     fleet, ada = run.fleet, run.fleet.agents["Ada"]
     notices: list[str] = []
     told = fleet.listener.notice
-    monkeypatch.setattr(fleet.listener, "notice", lambda text: (notices.append(text),
-                                                               told(text)))
+    monkeypatch.setattr(fleet.listener, "notice", lambda text: (notices.append(text), told(text)))
     evaluate = fleet.screens._evaluate  # noqa: SLF001 - the fault is injected right there
     failed: list[bool] = []
 
@@ -36,9 +36,16 @@ async def test_a_failing_screen_reader_is_restarted_and_said(sandbox, start_flee
     server = sandbox.tmux("reader")
     server.send_keys("Ada", "first", literal=True)  # output: a round of captures
     await async_wait_until(lambda: failed, 10, "the injected failure")
-    await async_wait_until(lambda: any(n.startswith("screen reader failed") and
-                                       "restarted" in n for n in notices), 10,
-                           "a notice that the screen reader was restarted", lambda: repr(notices))
+    await async_wait_until(
+        lambda: any(n.startswith("screen reader failed") and "restarted" in n for n in notices),
+        10,
+        "a notice that the screen reader was restarted",
+        lambda: repr(notices),
+    )
     server.send_keys("Ada", " second", literal=True)
-    await async_wait_until(lambda: ada.tracker.reading.draft == "first second", 10,
-                           "the restarted reader to read Ada's box", run.screens)
+    await async_wait_until(
+        lambda: ada.tracker.reading.draft == "first second",
+        10,
+        "the restarted reader to read Ada's box",
+        run.screens,
+    )

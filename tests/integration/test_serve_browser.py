@@ -34,9 +34,13 @@ async def test_the_view_in_a_browser_takes_a_message_to_the_agent(sandbox: Sandb
     engine = sandbox.start_headless(layout)
     engine.wait_ready()
     port = free_port()
-    served = subprocess.Popen([*swarm_argv(), "serve", "web", "--port", str(port)],
-                              env=sandbox.env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
+    served = subprocess.Popen(
+        [*swarm_argv(), "serve", "web", "--port", str(port)],
+        env=sandbox.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     sandbox._procs.append(served)  # type: ignore[arg-type]
     assert served.stdout is not None
     first = served.stdout.readline()
@@ -60,25 +64,42 @@ async def test_the_view_in_a_browser_takes_a_message_to_the_agent(sandbox: Sandb
     try:
         await browser.start()
         await browser.open(url)
-        await async_wait_until(lambda: b"Ada" in browser.frames and b"Bo" in browser.frames,
-                               60, "the page to receive the fleet's tiles",
-                               lambda: bytes(browser.frames[-2000:]).decode(errors="replace"))
-        await async_wait_until(lambda: "1 watcher" in sandbox.swarm("ps").stdout, 10,
-                               "the browser's view to attach to the engine")
+        await async_wait_until(
+            lambda: b"Ada" in browser.frames and b"Bo" in browser.frames,
+            60,
+            "the page to receive the fleet's tiles",
+            lambda: bytes(browser.frames[-2000:]).decode(errors="replace"),
+        )
+        await async_wait_until(
+            lambda: "1 watcher" in sandbox.swarm("ps").stdout,
+            10,
+            "the browser's view to attach to the engine",
+        )
         await browser.click(700, 450)
         await browser.key("i", text="i", vk=73)  # prompt the selected agent (Ada)
         # the prompt's own line, not a word the footer shows too ("m Messages")
-        await async_wait_until(lambda: b"next target" in browser.frames, 10,
-                               "the prompt to open",
-                               lambda: bytes(browser.frames[-2000:]).decode(errors="replace"))
+        await async_wait_until(
+            lambda: b"next target" in browser.frames,
+            10,
+            "the prompt to open",
+            lambda: bytes(browser.frames[-2000:]).decode(errors="replace"),
+        )
         await browser.type("hello from the browser")
         await browser.key("Enter", text="\r", vk=13)
-        await async_wait_until(lambda: sandbox.received("Ada") == ["hello from the browser"],
-                               30, "the message typed in the browser to reach Ada",
-                               lambda: bytes(browser.frames[-3000:]).decode(errors="replace"))
         await async_wait_until(
-            lambda: [(r["sender"], r["recipient"], r["status"]) for r in sandbox.journal("web")]
-            == [("human", "Ada", "delivered")], 10, "the journal to record it, once")
+            lambda: sandbox.received("Ada") == ["hello from the browser"],
+            30,
+            "the message typed in the browser to reach Ada",
+            lambda: bytes(browser.frames[-3000:]).decode(errors="replace"),
+        )
+        await async_wait_until(
+            lambda: (
+                [(r["sender"], r["recipient"], r["status"]) for r in sandbox.journal("web")]
+                == [("human", "Ada", "delivered")]
+            ),
+            10,
+            "the journal to record it, once",
+        )
     finally:
         await browser.close()
         served.terminate()

@@ -40,13 +40,19 @@ async def test_a_frozen_engine_is_told_from_a_quiet_fleet(sandbox, monkeypatch) 
     await client.connect()
     try:
         # an idle fleet sends nothing but heartbeats: that is not silence
-        await async_holds(lambda: heard.lost == [], SILENT_AFTER + 3,
-                          "the stream of a quiet fleet to stay up", lambda: repr(heard.lost))
+        await async_holds(
+            lambda: heard.lost == [],
+            SILENT_AFTER + 3,
+            "the stream of a quiet fleet to stay up",
+            lambda: repr(heard.lost),
+        )
         with frozen(engine.pid, session=False):
-            await async_wait_until(lambda: heard.lost, SILENT_AFTER + 10,
-                                   "the view to notice the engine is silent")
-            assert heard.lost == [f"the engine has sent nothing for {SILENT_AFTER:g} s (is it "
-                                  "running?)"]
+            await async_wait_until(
+                lambda: heard.lost, SILENT_AFTER + 10, "the view to notice the engine is silent"
+            )
+            assert heard.lost == [
+                f"the engine has sent nothing for {SILENT_AFTER:g} s (is it running?)"
+            ]
         view = await client.connect()  # what the UI's retry does once it answers again
         assert "Ada" in view.agents
     finally:

@@ -14,8 +14,10 @@ def user_skills(tmp_path, monkeypatch):
     d = tmp_path / "xdg" / "swarm" / "skills"
     d.mkdir(parents=True)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    (d / "ship-it.md").write_text("---\nname: ship-it\ndescription: Ship {what}\n"
-                                  "params: what\n---\nShip {what} today, {agent}.\n")
+    (d / "ship-it.md").write_text(
+        "---\nname: ship-it\ndescription: Ship {what}\n"
+        "params: what\n---\nShip {what} today, {agent}.\n"
+    )
     (d / "broken.md").write_text("no front matter at all\n")
     return d
 
@@ -26,9 +28,18 @@ async def test_list_show_and_inject_skills(sandbox, start_fleet, user_skills):
     listing = await sandbox.aswarm("skills")
     assert listing.returncode == 0, listing.stderr
     names = [line.split()[0] for line in listing.stdout.splitlines()]
-    for expected in ("judge", "thermonuclear-review", "read-the-code-first", "extended-time",
-                     "handoff", "planner", "worker", "verify-before-done", "reprompt",
-                     "ship-it"):
+    for expected in (
+        "judge",
+        "thermonuclear-review",
+        "read-the-code-first",
+        "extended-time",
+        "handoff",
+        "planner",
+        "worker",
+        "verify-before-done",
+        "reprompt",
+        "ship-it",
+    ):
         assert expected in names
     assert "broken.md" in listing.stderr and "front matter" in listing.stderr
 
@@ -36,8 +47,9 @@ async def test_list_show_and_inject_skills(sandbox, start_fleet, user_skills):
     assert shown.returncode == 0
     assert "params: rounds=3, scope=the change" in shown.stdout
 
-    sent = await sandbox.aswarm("send", "Ada", "--skill", "thermonuclear-review",
-                                "--param", "rounds=2", "--wait", "15")
+    sent = await sandbox.aswarm(
+        "send", "Ada", "--skill", "thermonuclear-review", "--param", "rounds=2", "--wait", "15"
+    )
     assert sent.returncode == 0, sent.stderr
     await async_wait_until(lambda: sandbox.received("Ada"), 15, "the skill", run.screens)
     (text,) = sandbox.received("Ada")
@@ -53,9 +65,11 @@ async def test_bad_skill_requests_are_one_line(sandbox, start_fleet, user_skills
     assert line.startswith("swarm: unknown skill 'nope' (skills: ") and "ship-it" in line
     missing = await sandbox.aswarm("send", "Bo", "--skill", "ship-it")
     assert missing.stderr.strip().splitlines() == [
-        "swarm: skill ship-it: missing parameter 'what' (give what=VALUE)"]
-    ok = await sandbox.aswarm("send", "Bo", "--skill", "ship-it", "--param", "what=v2",
-                              "--wait", "15")
+        "swarm: skill ship-it: missing parameter 'what' (give what=VALUE)"
+    ]
+    ok = await sandbox.aswarm(
+        "send", "Bo", "--skill", "ship-it", "--param", "what=v2", "--wait", "15"
+    )
     assert ok.returncode == 0, ok.stderr
     assert sandbox.received("Bo") == ["Ship v2 today, Bo."]
 

@@ -30,8 +30,11 @@ async def test_a_send_during_start_up_is_typed_once_after_older_ones(sandbox):
         assert fleet.created == []  # re-attached: the old run's queue is still Ada's
         fleet.send(["Ada"], "sent after")
         want = ["old 0", "old 1", "old 2", "sent during start-up", "sent after"]
-        await async_wait_until(lambda: [m.status for m in store.messages()] ==
-                               ["delivered"] * 5, 60, "every message to be delivered")
+        await async_wait_until(
+            lambda: [m.status for m in store.messages()] == ["delivered"] * 5,
+            60,
+            "every message to be delivered",
+        )
         await async_wait_until(lambda: len(sandbox.received("Ada")) >= 5, 10, "the typing")
         assert sandbox.received("Ada") == want
     finally:

@@ -37,8 +37,9 @@ class Heard(NullViewListener):
 
 @pytest.fixture
 async def run(sandbox, start_fleet):
-    running = await start_fleet(sandbox.layout("watch", mock_agent("Ada"), mock_agent("Bo")),
-                                visible=False)
+    running = await start_fleet(
+        sandbox.layout("watch", mock_agent("Ada"), mock_agent("Bo")), visible=False
+    )
     running.fleet.listener = running.server.watchers
     await running.wait_states("idle")
     return running
@@ -53,28 +54,40 @@ async def test_two_watchers_see_each_other_and_only_their_screens(run) -> None:
         assert list(view1.agents) == ["Ada", "Bo"] and view1.fleet == "watch"
         assert view1.messages == []
         assert view1.agents["Ada"].state == "idle"
-        await async_wait_until(lambda: "Ada" in view1.screens and "Bo" in view2.screens, 10,
-                               "each watcher's screens")
+        await async_wait_until(
+            lambda: "Ada" in view1.screens and "Bo" in view2.screens, 10, "each watcher's screens"
+        )
         assert "Bo" not in view1.screens and "Ada" not in view2.screens
         assert run.fleet.screens._visible == {"Ada", "Bo"}  # the union is read fast
 
         await one.set_focus("Bo", "from watcher one")
-        await async_wait_until(lambda: view2.agents["Bo"].focus == "from watcher one", 5,
-                               "watcher two to see watcher one's focus edit")
+        await async_wait_until(
+            lambda: view2.agents["Bo"].focus == "from watcher one",
+            5,
+            "watcher two to see watcher one's focus edit",
+        )
         sent = await two.send(["Ada"], "hello from two")
-        await async_wait_until(lambda: (sent[0].id, "delivered") in one.listener.messages, 20,
-                               "watcher one to hear the delivery")
+        await async_wait_until(
+            lambda: (sent[0].id, "delivered") in one.listener.messages,
+            20,
+            "watcher one to hear the delivery",
+        )
         assert [(m.id, m.status) for m in view1.messages] == [(sent[0].id, "delivered")]
         three = FleetClient(sock)
         later = await three.connect()  # a watcher that comes later gets it in its snapshot
         await three.close()
         assert [(m.text, m.status) for m in later.messages] == [("hello from two", "delivered")]
-        await async_wait_until(lambda: any("hello from two" in ln
-                                           for ln in view1.screens.get("Ada", [])), 10,
-                               "Ada's screen to show it to the watcher that shows Ada")
+        await async_wait_until(
+            lambda: any("hello from two" in ln for ln in view1.screens.get("Ada", [])),
+            10,
+            "Ada's screen to show it to the watcher that shows Ada",
+        )
         await one.close()
-        await async_wait_until(lambda: run.fleet.screens._visible == {"Bo"}, 5,
-                               "the engine to stop reading Ada fast once nobody shows it")
+        await async_wait_until(
+            lambda: run.fleet.screens._visible == {"Bo"},
+            5,
+            "the engine to stop reading Ada fast once nobody shows it",
+        )
         two.set_visible({"Ada", "Bo"})
         await async_wait_until(lambda: "Ada" in view2.screens, 5, "Ada's screen at once")
     finally:
@@ -87,8 +100,9 @@ async def test_a_watcher_that_stops_reading_is_dropped_and_others_go_on(run) -> 
     stuck = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     stuck.connect(str(sock))
-    stuck.sendall(json.dumps({"op": "watch", "version": VERSION,
-                              "visible": ["Ada", "Bo"]}).encode() + b"\n")
+    stuck.sendall(
+        json.dumps({"op": "watch", "version": VERSION, "visible": ["Ada", "Bo"]}).encode() + b"\n"
+    )
     live = FleetClient(sock, Heard())
     view = await live.connect(visible=["Ada"])
     try:
@@ -96,12 +110,16 @@ async def test_a_watcher_that_stops_reading_is_dropped_and_others_go_on(run) -> 
         big = "x" * 200_000
         for i in range(40):  # far more than the stuck one's buffers hold
             run.server.watchers.notice(f"{i} {big}")
-        await async_wait_until(lambda: run.server.watchers.count() == 1, 15,
-                               "the watcher that stopped reading to be dropped")
+        await async_wait_until(
+            lambda: run.server.watchers.count() == 1,
+            15,
+            "the watcher that stopped reading to be dropped",
+        )
         started = time.monotonic()
         await live.set_focus("Ada", "still answering")
-        await async_wait_until(lambda: view.agents["Ada"].focus == "still answering", 5,
-                               "the live watcher to go on")
+        await async_wait_until(
+            lambda: view.agents["Ada"].focus == "still answering", 5, "the live watcher to go on"
+        )
         assert time.monotonic() - started < 2
     finally:
         stuck.close()

@@ -33,9 +33,16 @@ async def test_the_layout_watcher_survives_an_error(sandbox, start_fleet, monkey
     run.fleet.watch()
     await async_wait_until(
         lambda: any("the layout's watcher failed" in n and "restarted" in n for n in notes.lines),
-        10, "the failure said", lambda: "\n".join(notes.lines))
+        10,
+        "the failure said",
+        lambda: "\n".join(notes.lines),
+    )
     await async_wait_until(lambda: calls == 2, 10, "the watcher started again")
     await run.wait_states("idle")
     sandbox.layout("watched", mock_agent("Ada", focus="parser v2"))
-    await async_wait_until(lambda: run.fleet.agents["Ada"].focus == "parser v2", 15,
-                           "the edit applied", lambda: "\n".join(notes.lines))
+    await async_wait_until(
+        lambda: run.fleet.agents["Ada"].focus == "parser v2",
+        15,
+        "the edit applied",
+        lambda: "\n".join(notes.lines),
+    )

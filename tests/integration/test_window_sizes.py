@@ -22,19 +22,22 @@ pytestmark = pytest.mark.integration
 
 def _size(server: TmuxServer, agent: str) -> str:
     window = server.agent_windows()[agent].window
-    return server.run("display-message", "-p", "-t", window,
-                      "#{window_width}x#{window_height}").stdout.strip()
+    return server.run(
+        "display-message", "-p", "-t", window, "#{window_width}x#{window_height}"
+    ).stdout.strip()
 
 
 def test_a_watchers_sizes_are_checked() -> None:
     assert tile_sizes({"Ada": [58, 21], "Bo": [0, 5], "Cy": [9999, 5], "Di": "x"}) == {
-        "Ada": (58, 21)}
+        "Ada": (58, 21)
+    }
     assert tile_sizes(None) is None  # none said: the sizes it said before stay
 
 
 async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet) -> None:
-    run = await start_fleet(sandbox.layout("sizes", mock_agent("Ada"), mock_agent("Bo")),
-                            visible=False)
+    run = await start_fleet(
+        sandbox.layout("sizes", mock_agent("Ada"), mock_agent("Bo")), visible=False
+    )
     run.fleet.listener = run.server.watchers
     await run.wait_states("idle")
     fleet = sandbox.tmux("sizes")
@@ -43,49 +46,117 @@ async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet)
     await view.connect(visible=["Ada"])
     try:
         view.set_visible(["Ada"], {"Ada": (58, 21)})
-        await async_wait_until(lambda: _size(fleet, "Ada") == "58x21", 10,
-                               "Ada's window at its tile's size", lambda: _size(fleet, "Ada"))
+        await async_wait_until(
+            lambda: _size(fleet, "Ada") == "58x21",
+            10,
+            "Ada's window at its tile's size",
+            lambda: _size(fleet, "Ada"),
+        )
         # the CLI drew for that room: its screen is 58 columns wide now
-        await async_wait_until(lambda: max(map(len, fleet.capture("Ada").splitlines())) <= 58,
-                               10, "Ada's screen laid out in 58 columns")
+        await async_wait_until(
+            lambda: max(map(len, fleet.capture("Ada").splitlines())) <= 58,
+            10,
+            "Ada's screen laid out in 58 columns",
+        )
         assert _size(fleet, "Bo") == "120x40"  # shown nowhere: the default
         # a human attaches to Ada in a terminal of their own (100x30): theirs wins
         term = TmuxServer(f"term-sizes-{sandbox.home.name}", sandbox.env)
         sandbox._servers.append(term)
         argv = run.fleet.attach_argv("Ada")
         await asyncio.sleep(0.5)  # the view suspends itself, then runs tmux
-        subprocess.run(["tmux", "-L", term.socket_name, "-f", "/dev/null", "new-session",
-                        "-d", "-s", "t", "-x", "100", "-y", "30",
-                        "env -u TMUX " + shlex.join(argv) + "; sleep 3600"],
-                       env=sandbox.env, check=True, timeout=10)
-        await async_wait_until(lambda: _size(fleet, "Ada") == "100x29", 10,
-                               "Ada's window at the human's terminal size (less tmux's "
-                               "status line)", lambda: _size(fleet, "Ada"))
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                term.socket_name,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+                "-x",
+                "100",
+                "-y",
+                "30",
+                "env -u TMUX " + shlex.join(argv) + "; sleep 3600",
+            ],
+            env=sandbox.env,
+            check=True,
+            timeout=10,
+        )
+        await async_wait_until(
+            lambda: _size(fleet, "Ada") == "100x29",
+            10,
+            "Ada's window at the human's terminal size (less tmux's status line)",
+            lambda: _size(fleet, "Ada"),
+        )
         await asyncio.sleep(4)  # longer than a re-check: the sizer leaves it to the human
         assert _size(fleet, "Ada") == "100x29"
         term.run("resize-window", "-t", "t", "-x", "90", "-y", "33")  # they resize theirs
-        await async_wait_until(lambda: _size(fleet, "Ada") == "90x32", 10,
-                               "Ada's window following the human's terminal",
-                               lambda: _size(fleet, "Ada"))
+        await async_wait_until(
+            lambda: _size(fleet, "Ada") == "90x32",
+            10,
+            "Ada's window following the human's terminal",
+            lambda: _size(fleet, "Ada"),
+        )
         term.run("kill-server")  # the human's terminal goes: the tile's size again
-        await async_wait_until(lambda: _size(fleet, "Ada") == "58x21", 10,
-                               "Ada's window back at its tile's size",
-                               lambda: _size(fleet, "Ada"))
+        await async_wait_until(
+            lambda: _size(fleet, "Ada") == "58x21",
+            10,
+            "Ada's window back at its tile's size",
+            lambda: _size(fleet, "Ada"),
+        )
         # another page; Bo's tile is smaller than its CLI is read right in: the smallest
         # window it is (the tile shows the bottom-left of it)
         view.set_visible(["Bo"], {"Bo": (30, 9)})
         both = lambda: (_size(fleet, "Ada"), _size(fleet, "Bo"))  # noqa: E731
-        await async_wait_until(lambda: both() == ("120x40", "44x16"), 10,
-                               "Ada back to the default, Bo at its smallest", lambda: both())
+        await async_wait_until(
+            lambda: both() == ("120x40", "44x16"),
+            10,
+            "Ada back to the default, Bo at its smallest",
+            lambda: both(),
+        )
         # a human who attaches with tmux itself (not through swarm) is found by looking
         window = fleet.agent_windows()["Bo"].window
-        plain = ["tmux", "-L", fleet.socket_name, "select-window", "-t", window, ";",
-                 "attach-session", "-t", "=sizes"]
-        subprocess.run(["tmux", "-L", term.socket_name, "-f", "/dev/null", "new-session",
-                        "-d", "-s", "u", "-x", "96", "-y", "28",
-                        "env -u TMUX " + shlex.join(plain) + "; sleep 3600"],
-                       env=sandbox.env, check=True, timeout=10)
-        await async_wait_until(lambda: _size(fleet, "Bo") == "96x27", 10,
-                               "Bo's window at that human's size", lambda: _size(fleet, "Bo"))
+        plain = [
+            "tmux",
+            "-L",
+            fleet.socket_name,
+            "select-window",
+            "-t",
+            window,
+            ";",
+            "attach-session",
+            "-t",
+            "=sizes",
+        ]
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                term.socket_name,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "u",
+                "-x",
+                "96",
+                "-y",
+                "28",
+                "env -u TMUX " + shlex.join(plain) + "; sleep 3600",
+            ],
+            env=sandbox.env,
+            check=True,
+            timeout=10,
+        )
+        await async_wait_until(
+            lambda: _size(fleet, "Bo") == "96x27",
+            10,
+            "Bo's window at that human's size",
+            lambda: _size(fleet, "Bo"),
+        )
     finally:
         await view.close()

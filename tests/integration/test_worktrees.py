@@ -18,8 +18,9 @@ pytestmark = pytest.mark.integration
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def make_repo(path: Path) -> Path:
@@ -54,8 +55,9 @@ async def test_worktrees_made_then_reattached_and_base_untouched(sandbox, start_
         assert wt.is_relative_to(sandbox.home), "worktrees live in swarm's state, not the repo"
         assert git(wt, "symbolic-ref", "--short", "HEAD").strip() == f"swarm/wt1/{name}"
         assert (wt / "app.py").read_text() == "def answer():\n    return 41\n"
-        shown = sandbox.tmux("wt1").run("display-message", "-p", "-t",
-                                         agents[name].pane, "#{pane_current_path}")
+        shown = sandbox.tmux("wt1").run(
+            "display-message", "-p", "-t", agents[name].pane, "#{pane_current_path}"
+        )
         assert shown.stdout.strip() == str(wt)
     assert (repo / "app.py").read_text() == "dirty and uncommitted\n"  # never touched
     assert git(repo, "symbolic-ref", "--short", "HEAD").strip() == "main"
@@ -94,12 +96,18 @@ async def test_diff_shows_commits_renames_binary_and_untracked(sandbox, start_fl
     assert "Binary files /dev/null and b/logo.bin differ" in view.committed
     assert "+    return 42  # checked" in view.uncommitted and "+y = 2" in view.uncommitted
     assert view.conflicts == []
-    assert git(wt, "status", "--porcelain").splitlines() == [" M app.py", '?? "new module.py"'] \
-        or git(wt, "status", "--porcelain").splitlines() == [" M app.py", "?? new module.py"]
+    assert git(wt, "status", "--porcelain").splitlines() == [
+        " M app.py",
+        '?? "new module.py"',
+    ] or git(wt, "status", "--porcelain").splitlines() == [" M app.py", "?? new module.py"]
     # the sidebar's size is read when the agent goes idle: a message makes it work, then idle
     run.fleet.send(["Gauss"], "carry on")
-    await async_wait_until(lambda: gauss.changes is not None and gauss.changes.added == 3,
-                           15, "the change size after the agent went idle", run.screens)
+    await async_wait_until(
+        lambda: gauss.changes is not None and gauss.changes.added == 3,
+        15,
+        "the change size after the agent went idle",
+        run.screens,
+    )
     assert (gauss.changes.deleted, gauss.changes.files, gauss.changes.conflicts) == (1, 4, False)
 
 
@@ -112,16 +120,26 @@ async def test_agent_without_worktree_has_no_diff(sandbox, start_fleet):
 async def test_judge_reads_the_diff_not_the_claim(sandbox, start_fleet, tmp_path):
     repo = make_repo(tmp_path / "repo")
     layout = sandbox.layout(
-        "wt3", worker("Wes", repo, "--claims-done", judge_diff=4000,
-                      tasks=[{"spec": "Make answer() return 42", "review_on_idle": False}]),
-        mock_agent("Jude", "--work", "0.3", role="judge"))
+        "wt3",
+        worker(
+            "Wes",
+            repo,
+            "--claims-done",
+            judge_diff=4000,
+            tasks=[{"spec": "Make answer() return 42", "review_on_idle": False}],
+        ),
+        mock_agent("Jude", "--work", "0.3", role="judge"),
+    )
     run = await start_fleet(layout)
     wt = Path(run.fleet.agents["Wes"].workdir)
     (wt / "app.py").write_text("def answer():\n    return 42\n")
     (wt / "big.txt").write_text("".join(f"line {i} of a long file\n" for i in range(2000)))
-    await async_wait_until(lambda: any("The worker's change" in t
-                                       for t in sandbox.received("Jude")), 30,
-                           "a review prompt for the judge", run.screens)
+    await async_wait_until(
+        lambda: any("The worker's change" in t for t in sandbox.received("Jude")),
+        30,
+        "a review prompt for the judge",
+        run.screens,
+    )
     prompt = next(t for t in sandbox.received("Jude") if "The worker's change" in t)
     assert "app.py  +1 -1  (untracked)" not in prompt  # tracked: an uncommitted change
     assert "app.py  +1 -1  (uncommitted)" in prompt
@@ -133,8 +151,7 @@ async def test_judge_reads_the_diff_not_the_claim(sandbox, start_fleet, tmp_path
 
 async def test_merge_clean_conflict_dirty_and_task_gate(sandbox, start_fleet, tmp_path):
     repo = make_repo(tmp_path / "repo")
-    run = await start_fleet(sandbox.layout("wt4", worker("Gauss", repo),
-                                           worker("Noether", repo)))
+    run = await start_fleet(sandbox.layout("wt4", worker("Gauss", repo), worker("Noether", repo)))
     client = FleetClient(sandbox.socket_path("wt4"))
     g_wt = Path(run.fleet.agents["Gauss"].workdir)
     n_wt = Path(run.fleet.agents["Noether"].workdir)
@@ -162,8 +179,12 @@ async def test_merge_clean_conflict_dirty_and_task_gate(sandbox, start_fleet, tm
     assert git(repo, "rev-parse", "main^1").strip() == base
     merged = git(repo, "rev-parse", "main").strip()
     noether = run.fleet.agents["Noether"]  # the base moved: its conflict shows, unasked
-    await async_wait_until(lambda: noether.changes is not None and noether.changes.conflicts,
-                           10, "Noether's conflict with the new main", run.screens)
+    await async_wait_until(
+        lambda: noether.changes is not None and noether.changes.conflicts,
+        10,
+        "Noether's conflict with the new main",
+        run.screens,
+    )
     with pytest.raises(Refused, match=r"conflicts with main in app\.py"):
         await client.merge("Noether", force=True)
     assert git(repo, "rev-parse", "main").strip() == merged  # untouched
@@ -178,10 +199,16 @@ def test_bad_worktree_input_starts_nothing(sandbox, tmp_path):
     plain.mkdir()
     cases = [
         (worker("Gauss", plain), "agent 'Gauss' on local: repo ", "is not a git repository"),
-        (worker("Gauss", repo, base="nope"), "agent 'Gauss' on local: base nope does not "
-         "exist", "set base to an existing branch"),
-        (worker("Taken", repo), "agent 'Taken' on local: branch swarm/wt5/Taken exists",
-         "swarm did not make it"),
+        (
+            worker("Gauss", repo, base="nope"),
+            "agent 'Gauss' on local: base nope does not exist",
+            "set base to an existing branch",
+        ),
+        (
+            worker("Taken", repo),
+            "agent 'Taken' on local: branch swarm/wt5/Taken exists",
+            "swarm did not make it",
+        ),
     ]
     for spec, start, end in cases:
         layout = sandbox.layout("wt5", worker("Fine", repo), spec)
@@ -196,8 +223,9 @@ def test_bad_worktree_input_starts_nothing(sandbox, tmp_path):
 
 async def test_down_clean_removes_merged_keeps_the_rest(sandbox, start_fleet, tmp_path):
     repo = make_repo(tmp_path / "repo")
-    layout = sandbox.layout("wt6", worker("Gauss", repo), worker("Noether", repo),
-                            worker("Hilbert", repo))
+    layout = sandbox.layout(
+        "wt6", worker("Gauss", repo), worker("Noether", repo), worker("Hilbert", repo)
+    )
     run = await start_fleet(layout)
     agents = run.fleet.agents
     g_wt, n_wt, h_wt = (Path(agents[n].workdir) for n in ("Gauss", "Noether", "Hilbert"))
@@ -238,8 +266,10 @@ async def test_diff_and_merge_from_a_shell(sandbox, start_fleet, tmp_path):
     (wt / "draft.txt").write_text("never committed\n")  # no merge takes it: said each time
     refused = await sandbox.aswarm("merge", "Gauss")
     assert refused.returncode == 1 and "no task a judge found complete" in refused.stderr
-    assert "(forced, it would merge 1 commit(s) of swarm/wt7/Gauss into main; 1 " \
+    assert (
+        "(forced, it would merge 1 commit(s) of swarm/wt7/Gauss into main; 1 "
         "uncommitted file(s) stay in Gauss's worktree" in refused.stderr
+    )
     unknown = await sandbox.aswarm("merge", "Nobody")
     assert unknown.returncode == 2 and "no agent named 'Nobody'" in unknown.stderr
     before = git(repo, "rev-parse", "main")
@@ -275,16 +305,16 @@ def test_doctor_checks_worktrees(sandbox, tmp_path):
     assert git(repo, "branch", "--list", "swarm/*").strip() == ""  # a check makes nothing
 
 
-async def test_no_cwd_means_the_worktree_top_not_the_layouts_folder(sandbox, start_fleet,
-                                                                   tmp_path):
+async def test_no_cwd_means_the_worktree_top_not_the_layouts_folder(sandbox, start_fleet, tmp_path):
     repo = make_repo(tmp_path / "repo")  # the layout lives outside the repo's commits
     layout = repo / "layouts" / "team.toml"
     layout.parent.mkdir()
     layout.write_text(sandbox.layout("wt9", worker("Gauss", Path(".."))).read_text())
     run = await start_fleet(layout)
     gauss = run.fleet.agents["Gauss"]
-    shown = sandbox.tmux("wt9").run("display-message", "-p", "-t", gauss.pane,
-                                     "#{pane_current_path}")
+    shown = sandbox.tmux("wt9").run(
+        "display-message", "-p", "-t", gauss.pane, "#{pane_current_path}"
+    )
     assert shown.stdout.strip() == gauss.workdir  # never the user's checkout
 
 

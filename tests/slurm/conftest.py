@@ -33,8 +33,10 @@ def slurm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SlurmClus
     default, and `debug`), all idle; SLURM_CONF (and SBATCH_OUTPUT) set so sbatch & co.
     find it, and SWARM_SSH_CONFIG so swarm reaches the nodes by their Slurm names."""
     require_slurm()
-    with real_nodes(tmp_path, monkeypatch, *NODES) as nodes, \
-            SlurmCluster(tmp_path / "slurm", nodes, list(NODES)) as cluster:
+    with (
+        real_nodes(tmp_path, monkeypatch, *NODES) as nodes,
+        SlurmCluster(tmp_path / "slurm", nodes, list(NODES)) as cluster,
+    ):
         for key, value in cluster.env.items():
             monkeypatch.setenv(key, value)
         yield cluster

@@ -30,15 +30,20 @@ def layout(tmp: Path, slurm: str, per_host: int = 2) -> Path:
     path.write_text(
         f'name = "{FLEET}"\n[defaults]\ncli = "mock"\n'
         f'env = {{ SWARM_MOCK_LOG = "{logs}/agent.log" }}\n'
-        f'[hosts.gpu]\nslurm = {slurm}\n'
+        f"[hosts.gpu]\nslurm = {slurm}\n"
         f'[[groups]]\nhosts = ["gpu"]\nper_host = {per_host}\nnames = ["Gauss", "Noether", '
-        f'"Euler", "Riemann"]\ngpus_per_agent = 4\nargs = {FAST}\n')
+        f'"Euler", "Riemann"]\ngpus_per_agent = 4\nargs = {FAST}\n'
+    )
     return path
 
 
 def swarm(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "swarm_tui.cli", *args], capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "swarm_tui.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 class Engine:
@@ -48,14 +53,21 @@ class Engine:
         self.out = out
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "swarm_tui.cli", "up", str(path), "--headless"],
-            stdout=out.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+            stdout=out.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
     def said(self) -> str:
         return self.out.read_text() if self.out.exists() else ""
 
     def wait_for(self, text: str, timeout: float = 60) -> None:
-        wait_until(lambda: text in self.said() or self.proc.poll() is not None, timeout,
-                   f"{text!r} from the engine", self.said)
+        wait_until(
+            lambda: text in self.said() or self.proc.poll() is not None,
+            timeout,
+            f"{text!r} from the engine",
+            self.said,
+        )
         assert text in self.said(), self.said()
 
     def stop(self) -> None:
@@ -74,9 +86,13 @@ def jobs(slurm: SlurmCluster) -> list[str]:
 
 
 def test_up_submits_runs_on_its_nodes_asks_for_handoffs_and_down_cancels(
-        slurm: SlurmCluster, home: Path, tmp_path: Path) -> None:
-    path = layout(tmp_path, '{ partition = "gpu", nodes = 2, gpus_per_node = 8, '
-                            'time = "0:10:00", handoff_before = "9m45s" }')
+    slurm: SlurmCluster, home: Path, tmp_path: Path
+) -> None:
+    path = layout(
+        tmp_path,
+        '{ partition = "gpu", nodes = 2, gpus_per_node = 8, '
+        'time = "0:10:00", handoff_before = "9m45s" }',
+    )
     engine = Engine(path, tmp_path / "engine.out")
     try:
         engine.wait_for("running headless with 4 agents", 90)
@@ -88,12 +104,21 @@ def test_up_submits_runs_on_its_nodes_asks_for_handoffs_and_down_cancels(
         listed = swarm("ls", "--fleet", FLEET, "--json")
         assert listed.returncode == 0, listed.stderr
         hosts = {a["name"]: a["host"] for a in json.loads(listed.stdout)}
-        assert hosts == {"Gauss": "gpu01", "Noether": "gpu01", "Euler": "gpu02",
-                         "Riemann": "gpu02"}, listed.stdout
+        assert hosts == {
+            "Gauss": "gpu01",
+            "Noether": "gpu01",
+            "Euler": "gpu02",
+            "Riemann": "gpu02",
+        }, listed.stdout
         # 15 s after the job started (9m45s before its 10-minute limit): handoff notes
-        wait_until(lambda: len({r["agent"] for r in received(tmp_path)
-                                if "handoff note" in r["text"]}) == 4, 60,
-                   "each agent asked for a handoff note", lambda: repr(received(tmp_path)))
+        wait_until(
+            lambda: (
+                len({r["agent"] for r in received(tmp_path) if "handoff note" in r["text"]}) == 4
+            ),
+            60,
+            "each agent asked for a handoff note",
+            lambda: repr(received(tmp_path)),
+        )
         asked = [r["text"] for r in received(tmp_path) if "handoff note" in r["text"]]
         assert all(t.startswith(f"Slurm job {job} ends in 10m;") for t in asked), asked
         assert len(asked) == 4  # once each
@@ -107,9 +132,11 @@ def test_up_submits_runs_on_its_nodes_asks_for_handoffs_and_down_cancels(
 
 
 def test_a_job_the_user_holds_is_used_and_left_running(
-        slurm: SlurmCluster, home: Path, tmp_path: Path) -> None:
-    job = slurm.submit("--nodes=2", "--gpus-per-node=8", "--output=/dev/null", "--wrap",
-                       "sleep 600")
+    slurm: SlurmCluster, home: Path, tmp_path: Path
+) -> None:
+    job = slurm.submit(
+        "--nodes=2", "--gpus-per-node=8", "--output=/dev/null", "--wrap", "sleep 600"
+    )
     slurm.wait_state(job, "RUNNING")
     path = layout(tmp_path, f"{{ job = {job} }}", per_host=1)
     checked = swarm("doctor", str(path))
@@ -120,7 +147,9 @@ def test_a_job_the_user_holds_is_used_and_left_running(
         assert "hosts.gpu: submitted" not in engine.said()
         listed = swarm("ls", "--fleet", FLEET, "--json")
         assert {a["name"]: a["host"] for a in json.loads(listed.stdout)} == {
-            "Gauss": "gpu01", "Noether": "gpu02"}, listed.stdout
+            "Gauss": "gpu01",
+            "Noether": "gpu02",
+        }, listed.stdout
         engine.stop()
         done = swarm("down", str(path), timeout=120)
         assert done.returncode == 0, done.stderr
@@ -131,13 +160,16 @@ def test_a_job_the_user_holds_is_used_and_left_running(
 
 
 def test_a_refused_allocation_is_one_line_and_exit_2(
-        slurm: SlurmCluster, home: Path, tmp_path: Path) -> None:
+    slurm: SlurmCluster, home: Path, tmp_path: Path
+) -> None:
     path = layout(tmp_path, '{ partition = "nope", nodes = 2 }')
     done = swarm("up", str(path), "--headless", timeout=60)
     assert done.returncode == 2, done.stdout + done.stderr
     lines = [ln for ln in done.stderr.splitlines() if "Slurm" in ln]
-    assert lines == ["swarm: hosts.gpu: Slurm refused the allocation: sbatch: error: Batch "
-                     "job submission failed: Invalid partition name specified"], done.stderr
+    assert lines == [
+        "swarm: hosts.gpu: Slurm refused the allocation: sbatch: error: Batch "
+        "job submission failed: Invalid partition name specified"
+    ], done.stderr
     assert jobs(slurm) == []
     checked = swarm("doctor", str(path))  # doctor finds it before any `up`
     assert checked.returncode == 1
@@ -145,9 +177,10 @@ def test_a_refused_allocation_is_one_line_and_exit_2(
 
 
 def test_an_interrupted_start_cancels_the_pending_job(
-        slurm: SlurmCluster, home: Path, tmp_path: Path) -> None:
+    slurm: SlurmCluster, home: Path, tmp_path: Path
+) -> None:
     slurm.drain("gpu02", "maintenance")
-    path = layout(tmp_path, '{ nodes = 2 }')
+    path = layout(tmp_path, "{ nodes = 2 }")
     engine = Engine(path, tmp_path / "engine.out")
     try:
         engine.wait_for("pending (", 60)  # its reason, and how long it has waited
@@ -162,25 +195,33 @@ def test_an_interrupted_start_cancels_the_pending_job(
         engine.stop()
 
 
-def test_srun_reaches_the_nodes_without_ssh(slurm: SlurmCluster, home: Path, tmp_path: Path,
-                                            monkeypatch) -> None:
+def test_srun_reaches_the_nodes_without_ssh(
+    slurm: SlurmCluster, home: Path, tmp_path: Path, monkeypatch
+) -> None:
     no_ssh = tmp_path / "no-ssh-config"
     no_ssh.write_text("Host *\n  HostName 192.0.2.1\n  ConnectTimeout 1\n")  # nowhere
     monkeypatch.setenv("SWARM_SSH_CONFIG", str(no_ssh))
-    path = layout(tmp_path, '{ nodes = 2, gpus_per_node = 8 }', per_host=1)
-    path.write_text(path.read_text().replace('[hosts.gpu]\n', '[hosts.gpu]\ntransport = "srun"\n'))
+    path = layout(tmp_path, "{ nodes = 2, gpus_per_node = 8 }", per_host=1)
+    path.write_text(path.read_text().replace("[hosts.gpu]\n", '[hosts.gpu]\ntransport = "srun"\n'))
     engine = Engine(path, tmp_path / "engine.out")
     try:
         engine.wait_for("running headless with 2 agents", 90)
         (job,) = [ln.split()[0] for ln in jobs(slurm)]
         sent = swarm("send", "Noether", "hello from the login node", "--fleet", FLEET)
         assert sent.returncode == 0, sent.stderr
-        wait_until(lambda: [r["text"] for r in received(tmp_path) if r["agent"] == "Noether"]
-                   == ["hello from the login node"], 30, "the message, over srun",
-                   lambda: repr(received(tmp_path)))
+        wait_until(
+            lambda: (
+                [r["text"] for r in received(tmp_path) if r["agent"] == "Noether"]
+                == ["hello from the login node"]
+            ),
+            30,
+            "the message, over srun",
+            lambda: repr(received(tmp_path)),
+        )
         steps = slurm.run("squeue", "-h", "-s", "-j", job, "-o", "%i %j %N").stdout
-        assert any(" tmux " in f" {ln} " and ln.endswith("gpu02") for ln in
-                   steps.splitlines()), steps  # gpu02's tmux server: a step of the job
+        assert any(" tmux " in f" {ln} " and ln.endswith("gpu02") for ln in steps.splitlines()), (
+            steps
+        )  # gpu02's tmux server: a step of the job
         engine.stop()
         done = swarm("down", str(path), timeout=120)
         assert done.returncode == 0, done.stdout + done.stderr
@@ -208,9 +249,11 @@ async def probed_fleet(path: Path, home: Path) -> AsyncIterator[tuple[Any, Any, 
     fleet.lease_probe_every = 0.5
     await fleet.start()
     try:
-        await async_wait_until(lambda: all(a.state is AgentState.IDLE
-                                           for a in fleet.agents.values()), 60,
-                               "every agent idle")
+        await async_wait_until(
+            lambda: all(a.state is AgentState.IDLE for a in fleet.agents.values()),
+            60,
+            "every agent idle",
+        )
         yield fleet, store, notices
     finally:
         await fleet.stop()
@@ -218,53 +261,71 @@ async def probed_fleet(path: Path, home: Path) -> AsyncIterator[tuple[Any, Any, 
 
 
 async def test_a_job_that_ends_leaves_its_agents_lost_and_their_messages_queued(
-        slurm: SlurmCluster, home: Path, tmp_path: Path) -> None:
+    slurm: SlurmCluster, home: Path, tmp_path: Path
+) -> None:
     """Preempted, cancelled or out of time: its nodes' agents are lost (never started
     again there), what is queued for them stays queued; nothing else is disturbed."""
     from swarm_tui.agents.base import AgentState
     from swarm_tui.testing.waiting import async_wait_until
 
-    path = layout(tmp_path, '{ nodes = 2 }', per_host=1)
+    path = layout(tmp_path, "{ nodes = 2 }", per_host=1)
     path.write_text(path.read_text() + f'[[agents]]\nname = "Planner"\nargs = {FAST}\n')
     async with probed_fleet(path, home) as (fleet, store, notices):
         agents = fleet.agents
         (job,) = [ln.split()[0] for ln in jobs(slurm)]
         assert slurm.run("scancel", job).returncode == 0  # as a preemption ends it
-        await async_wait_until(lambda: all(fleet.links[n].ended for n in ("gpu01", "gpu02")),
-                               30, "the job's end noticed", lambda: repr(notices.lines))
+        await async_wait_until(
+            lambda: all(fleet.links[n].ended for n in ("gpu01", "gpu02")),
+            30,
+            "the job's end noticed",
+            lambda: repr(notices.lines),
+        )
         assert "ended (cancelled)" in fleet.links["gpu01"].detail
-        assert any(f"Slurm job {job} ended (cancelled): gpu01, gpu02 lost" in n
-                   for n in notices.lines), notices.lines
+        assert any(
+            f"Slurm job {job} ended (cancelled): gpu01, gpu02 lost" in n for n in notices.lines
+        ), notices.lines
         (queued,) = fleet.send(["Gauss"], "for the next allocation")
-        await async_wait_until(lambda: agents["Gauss"].state is AgentState.UNREACHABLE, 10,
-                               "Gauss lost")
+        await async_wait_until(
+            lambda: agents["Gauss"].state is AgentState.UNREACHABLE, 10, "Gauss lost"
+        )
         fleet.send(["Planner"], "the planner goes on")
-        await async_wait_until(lambda: any(r["text"] == "the planner goes on"
-                                           for r in received(tmp_path)), 30, "the planner's")
+        await async_wait_until(
+            lambda: any(r["text"] == "the planner goes on" for r in received(tmp_path)),
+            30,
+            "the planner's",
+        )
         assert store.message(queued.id).status == "queued"  # kept for the next allocation
         assert fleet.links["gpu01"].connected is False
 
 
-async def test_a_suspended_job_is_said_and_its_return_too(slurm: SlurmCluster, home: Path,
-                                                          tmp_path: Path) -> None:
+async def test_a_suspended_job_is_said_and_its_return_too(
+    slurm: SlurmCluster, home: Path, tmp_path: Path
+) -> None:
     """`scontrol suspend` (an admin, or a preemption in SUSPEND mode) stops a job without
     ending it: said once, its nodes are not given up, and when it resumes that is said too."""
     from swarm_tui.agents.base import AgentState
     from swarm_tui.testing.waiting import async_wait_until
 
-    path = layout(tmp_path, '{ nodes = 2 }', per_host=1)
+    path = layout(tmp_path, "{ nodes = 2 }", per_host=1)
     async with probed_fleet(path, home) as (fleet, _, notices):
         (job,) = [ln.split()[0] for ln in jobs(slurm)]
         suspend = slurm.run("scontrol", "suspend", job)
         assert suspend.returncode == 0, suspend.stderr
         said = f"Slurm job {job} is suspended until it resumes (gpu01, gpu02)"
-        await async_wait_until(lambda: said in notices.lines, 30, "the suspension said",
-                               lambda: repr(notices.lines))
+        await async_wait_until(
+            lambda: said in notices.lines, 30, "the suspension said", lambda: repr(notices.lines)
+        )
         assert not any(link.ended for link in fleet.links.values())
         assert slurm.run("scontrol", "resume", job).returncode == 0
-        await async_wait_until(lambda: f"Slurm job {job} runs again (gpu01, gpu02)" in
-                               notices.lines, 30, "the return said", lambda: repr(notices.lines))
+        await async_wait_until(
+            lambda: f"Slurm job {job} runs again (gpu01, gpu02)" in notices.lines,
+            30,
+            "the return said",
+            lambda: repr(notices.lines),
+        )
         assert notices.lines.count(said) == 1
-        await async_wait_until(lambda: all(a.state is AgentState.IDLE
-                                           for a in fleet.agents.values()), 60,
-                               "agents idle after the job resumed")
+        await async_wait_until(
+            lambda: all(a.state is AgentState.IDLE for a in fleet.agents.values()),
+            60,
+            "agents idle after the job resumed",
+        )

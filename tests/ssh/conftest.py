@@ -38,8 +38,9 @@ async def serving(layout: Path, home: Path) -> AsyncIterator[Fleet]:
 
 
 @contextmanager
-def real_nodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *names: str
-               ) -> Iterator[netns.NetnsCluster]:
+def real_nodes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *names: str
+) -> Iterator[netns.NetnsCluster]:
     """Real sshd nodes in network namespaces, the SSH config pointed at them; skipped with
     the reason where they cannot run (a failure in CI, where they must)."""
     reason = netns.available()

@@ -22,7 +22,8 @@ def two_node_layout(tmp: Path, bad_tmux: str = "tmux", bad_python: str = "python
         '[hosts.good]\nssh = "good"\n'
         f'[hosts.bad]\nssh = "bad"\ntmux = "{bad_tmux}"\npython = "{bad_python}"\n'
         f'[[agents]]\nname = "Gauss"\nhost = "good"\nargs = {FAST}\n'
-        f'[[agents]]\nname = "Hilbert"\nhost = "bad"\nargs = {FAST}\n')
+        f'[[agents]]\nname = "Hilbert"\nhost = "bad"\nargs = {FAST}\n'
+    )
     return path
 
 
@@ -49,27 +50,31 @@ async def check(fleet: Fleet, store: Store, expected: str) -> None:
         store.close()
 
 
-async def test_unknown_host_key_is_refused(cluster: SSHCluster, home: Path, tmp_path: Path
-                                           ) -> None:
+async def test_unknown_host_key_is_refused(cluster: SSHCluster, home: Path, tmp_path: Path) -> None:
     await cluster.add("good")
     await cluster.add("bad")
-    good_only = [ln for ln in cluster.known_hosts.read_text().splitlines()
-                 if f"]:{cluster.nodes['good'].port} " in ln]
+    good_only = [
+        ln
+        for ln in cluster.known_hosts.read_text().splitlines()
+        if f"]:{cluster.nodes['good'].port} " in ln
+    ]
     cluster.known_hosts.write_text("\n".join(good_only) + "\n")
     fleet, store = await start_and_read(tmp_path, home, two_node_layout(tmp_path))
     await check(fleet, store, "host key not trusted")
     assert "ssh bad" in fleet.links["bad"].detail  # says how to accept it
 
 
-async def test_changed_host_key_is_refused(cluster: SSHCluster, home: Path, tmp_path: Path
-                                           ) -> None:
+async def test_changed_host_key_is_refused(cluster: SSHCluster, home: Path, tmp_path: Path) -> None:
     await cluster.add("good")
     bad = await cluster.add("bad")
     other = asyncssh.generate_private_key("ssh-ed25519").export_public_key().decode().strip()
     lines = cluster.known_hosts.read_text().splitlines()
-    cluster.known_hosts.write_text("\n".join(
-        f"[127.0.0.1]:{bad.port} {other}" if f"]:{bad.port} " in ln else ln for ln in lines)
-        + "\n")
+    cluster.known_hosts.write_text(
+        "\n".join(
+            f"[127.0.0.1]:{bad.port} {other}" if f"]:{bad.port} " in ln else ln for ln in lines
+        )
+        + "\n"
+    )
     fleet, store = await start_and_read(tmp_path, home, two_node_layout(tmp_path))
     await check(fleet, store, "host key not trusted")
 
@@ -82,13 +87,16 @@ async def test_wrong_port_is_reported(cluster: SSHCluster, home: Path, tmp_path:
     await check(fleet, store, "cannot connect")
 
 
-@pytest.mark.parametrize(("missing", "expected"), [
-    ({"bad_tmux": "/nonexistent/tmux"}, "tmux not found on the node"),
-    ({"bad_python": "/nonexistent/python3"}, "cannot run /nonexistent/python3 on the node"),
-])
+@pytest.mark.parametrize(
+    ("missing", "expected"),
+    [
+        ({"bad_tmux": "/nonexistent/tmux"}, "tmux not found on the node"),
+        ({"bad_python": "/nonexistent/python3"}, "cannot run /nonexistent/python3 on the node"),
+    ],
+)
 async def test_node_without_tmux_or_python_is_reported(
-        cluster: SSHCluster, home: Path, tmp_path: Path, missing: dict[str, str],
-        expected: str) -> None:
+    cluster: SSHCluster, home: Path, tmp_path: Path, missing: dict[str, str], expected: str
+) -> None:
     await cluster.add("good")
     await cluster.add("bad")
     fleet, store = await start_and_read(tmp_path, home, two_node_layout(tmp_path, **missing))

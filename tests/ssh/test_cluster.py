@@ -16,8 +16,10 @@ from swarm_tui.testing.ssh_server import SSHCluster
 from swarm_tui.testing.waiting import async_wait_until
 from tests.ssh.conftest import serving
 
-FAST = ('["--work", "0.3", "--startup", "0.2", "--permission-rate", "0", '
-        '"--give-up-rate", "0", "--quiet-rate", "0"]')
+FAST = (
+    '["--work", "0.3", "--startup", "0.2", "--permission-rate", "0", '
+    '"--give-up-rate", "0", "--quiet-rate", "0"]'
+)
 
 
 async def until(predicate: Callable[[], object], timeout: float = 20.0, what: str = "") -> None:
@@ -35,10 +37,14 @@ def layout(tmp: Path, hosts: list[str]) -> Path:
         text.append(f'[hosts.{h}]\nssh = "{h}"\n')
     agents = [("Gauss", hosts[0]), ("Hilbert", hosts[-1]), ("Noether", "local")]
     for name, host in agents:
-        text.append(f'[[agents]]\nname = "{name}"\nhost = "{host}"\nargs = {FAST}\n'
-                    f'env = {{ SWARM_MOCK_LOG = "{tmp / (name + ".log")}" }}\n')
-    text.append(f'[[agents]]\nname = "Shell"\nhost = "{hosts[0]}"\ncli = "generic"\n'
-                'command = "bash --norc --noprofile"\n')
+        text.append(
+            f'[[agents]]\nname = "{name}"\nhost = "{host}"\nargs = {FAST}\n'
+            f'env = {{ SWARM_MOCK_LOG = "{tmp / (name + ".log")}" }}\n'
+        )
+    text.append(
+        f'[[agents]]\nname = "Shell"\nhost = "{hosts[0]}"\ncli = "generic"\n'
+        'command = "bash --norc --noprofile"\n'
+    )
     path = tmp / "ssh.toml"
     path.write_text("\n".join(text))
     return path
@@ -72,6 +78,7 @@ async def test_agent_on_one_node_messages_agent_on_another(fleet: Fleet, tmp_pat
     fleet.send(["Shell"], 'swarm send Hilbert "hello from n1"')
     await until(lambda: received(tmp_path, "Hilbert"), what="the message from n1")
     assert received(tmp_path, "Hilbert") == ["[message from Shell] hello from n1"]
+
     def rows() -> list[tuple[str, str]]:
         return [(m.sender, m.status) for m in fleet.store.messages() if m.recipient == "Hilbert"]
 
@@ -80,7 +87,8 @@ async def test_agent_on_one_node_messages_agent_on_another(fleet: Fleet, tmp_pat
 
 
 async def test_node_outage_queues_and_delivers_once_after_reconnect(
-        fleet: Fleet, cluster: SSHCluster, tmp_path: Path) -> None:
+    fleet: Fleet, cluster: SSHCluster, tmp_path: Path
+) -> None:
     await until(lambda: fleet.agents["Hilbert"].state is AgentState.IDLE, what="Hilbert idle")
     cluster.nodes["n2"].drop()
     await until(lambda: not fleet.links["n2"].connected, timeout=10, what="n2 link down")
@@ -95,11 +103,14 @@ async def test_node_outage_queues_and_delivers_once_after_reconnect(
     assert received(tmp_path, "Hilbert") == []
     await cluster.nodes["n2"].restart()
     await until(lambda: fleet.links["n2"].connected, timeout=15, what="n2 reconnected")
-    await until(lambda: fleet.agents["Hilbert"].state is not AgentState.UNREACHABLE,
-                what="Hilbert reachable again")
+    await until(
+        lambda: fleet.agents["Hilbert"].state is not AgentState.UNREACHABLE,
+        what="Hilbert reachable again",
+    )
     await until(lambda: received(tmp_path, "Hilbert"), what="the queued message")
     assert received(tmp_path, "Hilbert") == ["while you were away"]
     assert fleet.agents["Hilbert"].pane == pane_before  # re-attached, not restarted
+
     def rows() -> list[str]:
         return [m.status for m in fleet.store.messages() if m.recipient == "Hilbert"]
 
@@ -108,7 +119,8 @@ async def test_node_outage_queues_and_delivers_once_after_reconnect(
 
 
 async def test_unreachable_node_is_reported_and_others_work(
-        cluster: SSHCluster, home: Path, tmp_path: Path) -> None:
+    cluster: SSHCluster, home: Path, tmp_path: Path
+) -> None:
     await cluster.add("n1")
     dead = await cluster.add("n2")
     dead.drop()
@@ -125,8 +137,9 @@ async def test_unreachable_node_is_reported_and_others_work(
         store.close()
 
 
-async def test_proxyjump_from_ssh_config_is_honoured(cluster: SSHCluster, home: Path,
-                                                     tmp_path: Path) -> None:
+async def test_proxyjump_from_ssh_config_is_honoured(
+    cluster: SSHCluster, home: Path, tmp_path: Path
+) -> None:
     jump = await cluster.add("bastion")
     await cluster.add("n1", jump="bastion")
     await cluster.add("n2", jump="bastion")

@@ -26,15 +26,23 @@ esac
 """
 
 
-async def test_doctor_reports_each_host_on_one_line(cluster: SSHCluster, home: Path,
-                                                    tmp_path: Path) -> None:
+async def test_doctor_reports_each_host_on_one_line(
+    cluster: SSHCluster, home: Path, tmp_path: Path
+) -> None:
     await cluster.add("good")
     await cluster.add("bad")
     layout = two_node_layout(tmp_path, bad_tmux="/nonexistent/tmux")
     env = {**os.environ, "SWARM_SSH_CONFIG": str(cluster.config)}
     proc = await __import__("asyncio").create_subprocess_exec(
-        sys.executable, "-m", "swarm_tui.cli", "doctor", str(layout), env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        sys.executable,
+        "-m",
+        "swarm_tui.cli",
+        "doctor",
+        str(layout),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     out, err = await proc.communicate()
     lines = out.decode().splitlines()
     assert proc.returncode == 1, (out, err)
@@ -45,9 +53,9 @@ async def test_doctor_reports_each_host_on_one_line(cluster: SSHCluster, home: P
     assert "FAIL" in bad and "tmux not found on the node" in bad
 
 
-async def test_gpu_utilisation_and_memory_per_node(cluster: SSHCluster, home: Path,
-                                                   tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_gpu_utilisation_and_memory_per_node(
+    cluster: SSHCluster, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bindir = tmp_path / "fakebin"
     bindir.mkdir()
     smi = bindir / "nvidia-smi"
@@ -63,7 +71,11 @@ async def test_gpu_utilisation_and_memory_per_node(cluster: SSHCluster, home: Pa
         await until(lambda: fleet.links["good"].gpus, what="GPU readings from node good")
         gpus = fleet.links["good"].gpus or []
         assert [(g.index, g.util, g.mem_used) for g in gpus] == [
-            (0, 97, 61000), (1, 3, 1024), (2, 50, 40000), (3, 0, 0)]
+            (0, 97, 61000),
+            (1, 3, 1024),
+            (2, 50, 40000),
+            (3, 0, 0),
+        ]
         assert gpu_summary(gpus) == "█ ▄  37% 100/320G"
     finally:
         await fleet.down()

@@ -60,8 +60,9 @@ def received(log: Path, agent: str) -> list[str]:
 
 
 @pytest.fixture
-async def served(nodes: netns.NetnsCluster, home: Path, tmp_path: Path
-                 ) -> AsyncIterator[tuple[Fleet, float]]:
+async def served(
+    nodes: netns.NetnsCluster, home: Path, tmp_path: Path
+) -> AsyncIterator[tuple[Fleet, float]]:
     """The fleet in this process, its socket served and its watchers told (as `swarm up`),
     and the seconds `Fleet.start` took; afterwards its tmux servers (one per node, sockets on
     this shared filesystem) killed."""
@@ -73,7 +74,8 @@ async def served(nodes: netns.NetnsCluster, home: Path, tmp_path: Path
         '[[agents]]\nname = "Relay"\nhost = "node01"\ncli = "generic"\n'
         'command = "bash --norc --noprofile"\n'
         f'[[groups]]\nhosts = ["node[01-16]"]\nper_host = {PER_NODE}\nargs = {FAST}\n'
-        f'env = {{ SWARM_MOCK_LOG = "{log}" }}\n')
+        f'env = {{ SWARM_MOCK_LOG = "{log}" }}\n'
+    )
     store = Store(home / "ssh.sqlite3")
     fleet = Fleet(load_layout(layout), store)
     server = FleetServer(fleet, socket_path(fleet.name))
@@ -109,12 +111,19 @@ def not_idle(fleet: Fleet) -> str:
         tail = [ln.strip() for ln in a.plain_screen() if ln.strip()][-2:]
         captured = f"{now - a.last_capture:.1f} s ago" if a.last_capture else "never"
         up = "up" if link.connected else f"down ({link.detail or 'connecting'})"
-        rows.append(f"  {a.name}@{a.host}: {a.state.value}; link {up}; "
-                    f"pane {a.pane or '-'}; captured {captured}; screen ends {tail!r}")
+        rows.append(
+            f"  {a.name}@{a.host}: {a.state.value}; link {up}; "
+            f"pane {a.pane or '-'}; captured {captured}; screen ends {tail!r}"
+        )
     down = [f"{n}: {link.detail}" for n, link in fleet.links.items() if not link.connected]
     head = f"{len(rows)} of {len(fleet.agents)} agents not idle"
-    return "\n".join([head + (f"; links down: {'; '.join(down)}" if down else ""),
-                      *rows[:40], *(["  ..."] if len(rows) > 40 else [])])
+    return "\n".join(
+        [
+            head + (f"; links down: {'; '.join(down)}" if down else ""),
+            *rows[:40],
+            *(["  ..."] if len(rows) > 40 else []),
+        ]
+    )
 
 
 class Phases:
@@ -134,12 +143,14 @@ class Phases:
 
 
 def links(fleet: Fleet) -> str:
-    return "; ".join(f"{n}: {'up' if k.connected else 'down ' + k.detail}"
-                     for n, k in fleet.links.items())
+    return "; ".join(
+        f"{n}: {'up' if k.connected else 'down ' + k.detail}" for n, k in fleet.links.items()
+    )
 
 
-async def test_128_agents_on_16_real_nodes(served: tuple[Fleet, float],
-                                           nodes: netns.NetnsCluster, tmp_path: Path) -> None:
+async def test_128_agents_on_16_real_nodes(
+    served: tuple[Fleet, float], nodes: netns.NetnsCluster, tmp_path: Path
+) -> None:
     fleet, started = served
     log = tmp_path / "mock.log"
     clock = Phases()
@@ -148,9 +159,12 @@ async def test_128_agents_on_16_real_nodes(served: tuple[Fleet, float],
     assert len(fleet.agents) == len(NODES) * PER_NODE + 1  # and the Relay shell
 
     # ------------------------------------------------------------ all 129 come up
-    await async_wait_until(lambda: all(a.state is AgentState.IDLE
-                                       for a in fleet.agents.values()),
-                           START, "every agent idle", lambda: not_idle(fleet))
+    await async_wait_until(
+        lambda: all(a.state is AgentState.IDLE for a in fleet.agents.values()),
+        START,
+        "every agent idle",
+        lambda: not_idle(fleet),
+    )
     assert all(link.connected for link in fleet.links.values()), links(fleet)
     clock.done("all idle")
 
@@ -169,11 +183,12 @@ async def test_128_agents_on_16_real_nodes(served: tuple[Fleet, float],
         # the watcher sees each tile's screen change twice: the message typed, then the
         # turn it started finishing (the mock prints "Done" when its work is over)
         await async_wait_until(
-            lambda: all(shows(n, f"> tile check for {n}", "● Done:") for n in tiles), 60,
+            lambda: all(shows(n, f"> tile check for {n}", "● Done:") for n in tiles),
+            60,
             "every tile to show its message and the finished turn",
-            lambda: "\n".join(f"{n}: {view.screens.get(n, [])[-6:]!r}" for n in tiles))
-        assert {n: received(log, n) for n in tiles} == {
-            n: [f"tile check for {n}"] for n in tiles}
+            lambda: "\n".join(f"{n}: {view.screens.get(n, [])[-6:]!r}" for n in tiles),
+        )
+        assert {n: received(log, n) for n in tiles} == {n: [f"tile check for {n}"] for n in tiles}
         clock.done("tiles")
 
         # -------------------------------------------------------- node to node, for real
@@ -181,19 +196,27 @@ async def test_128_agents_on_16_real_nodes(served: tuple[Fleet, float],
         targets = [on(fleet, "node16")[0], on(fleet, "node08")[0]]
         for target in targets:
             fleet.send(["Relay"], f'swarm send {target} "from node01 to {target}"')
-        await async_wait_until(lambda: all(received(log, t) for t in targets), 60,
-                               "node01 -> node16 and node08 messages",
-                               lambda: "\n".join(fleet.agents["Relay"].plain_screen()[-8:]))
+        await async_wait_until(
+            lambda: all(received(log, t) for t in targets),
+            60,
+            "node01 -> node16 and node08 messages",
+            lambda: "\n".join(fleet.agents["Relay"].plain_screen()[-8:]),
+        )
         assert {t: received(log, t) for t in targets} == {
-            t: [f"[message from Relay] from node01 to {t}"] for t in targets}
+            t: [f"[message from Relay] from node01 to {t}"] for t in targets
+        }
 
         def relayed() -> list[tuple[str, str]]:
-            return sorted((m.recipient, m.status) for m in fleet.store.messages(10_000)
-                          if m.sender == "Relay")
+            return sorted(
+                (m.recipient, m.status) for m in fleet.store.messages(10_000) if m.sender == "Relay"
+            )
 
-        await async_wait_until(lambda: all(s == "delivered" for _, s in relayed()), 20,
-                               "the Relay's messages journaled delivered",
-                               lambda: repr(relayed()))
+        await async_wait_until(
+            lambda: all(s == "delivered" for _, s in relayed()),
+            20,
+            "the Relay's messages journaled delivered",
+            lambda: repr(relayed()),
+        )
         assert relayed() == sorted((t, "delivered") for t in targets)
         clock.done("swarm send across nodes")
 
@@ -204,12 +227,17 @@ async def test_128_agents_on_16_real_nodes(served: tuple[Fleet, float],
         for node in CUT:
             nodes.nodes[node].cut()
         # a silent cut: keepalive (3 s x 3) notices it
-        await async_wait_until(lambda: not any(fleet.links[n].connected for n in CUT), 45,
-                               "the three cut links seen down", lambda: links(fleet))
+        await async_wait_until(
+            lambda: not any(fleet.links[n].connected for n in CUT),
+            45,
+            "the three cut links seen down",
+            lambda: links(fleet),
+        )
         assert all(fleet.agents[n].state is AgentState.UNREACHABLE for n in victims)
         clock.done("cut seen")
-        sent = {n: [f"{n} queued {i} during the outage" for i in range(1, QUEUED + 1)]
-                for n in victims}
+        sent = {
+            n: [f"{n} queued {i} during the outage" for i in range(1, QUEUED + 1)] for n in victims
+        }
         for i in range(QUEUED):  # interleaved, as a fleet's traffic is
             for name in victims:
                 fleet.send([name], sent[name][i])
@@ -217,43 +245,61 @@ async def test_128_agents_on_16_real_nodes(served: tuple[Fleet, float],
         others = [on(fleet, n)[2] for n in NODES if n not in CUT][:4]
         for name in others:
             fleet.send([name], f"{name}: the rest of the fleet goes on")
-        await async_wait_until(lambda: all(received(log, n) for n in others), 30,
-                               "messages to agents on links that were not cut",
-                               lambda: not_idle(fleet))
+        await async_wait_until(
+            lambda: all(received(log, n) for n in others),
+            30,
+            "messages to agents on links that were not cut",
+            lambda: not_idle(fleet),
+        )
         assert all(not fleet.links[n].connected for n in CUT), links(fleet)
         assert {n: received(log, n) for n in victims} == before  # nothing typed meanwhile
 
         clock.done("others served")
         for node in CUT:
             nodes.nodes[node].restore()
-        await async_wait_until(lambda: all(fleet.links[n].connected for n in CUT), 60,
-                               "the three links back", lambda: links(fleet))
-        ids = {m.id for m in fleet.store.messages(10_000) if m.recipient in victims
-               and "during the outage" in m.text}
+        await async_wait_until(
+            lambda: all(fleet.links[n].connected for n in CUT),
+            60,
+            "the three links back",
+            lambda: links(fleet),
+        )
+        ids = {
+            m.id
+            for m in fleet.store.messages(10_000)
+            if m.recipient in victims and "during the outage" in m.text
+        }
         assert len(ids) == len(victims) * QUEUED
         clock.done("links back")
 
         def settled() -> bool:
-            return not any(m.status in OPEN for m in fleet.store.messages(10_000)
-                           if m.id in ids)
+            return not any(m.status in OPEN for m in fleet.store.messages(10_000) if m.id in ids)
 
-        await async_wait_until(settled, 90, "every queued message settled",
-                               lambda: not_idle(fleet))
-        got = {n: received(log, n)[len(before[n]):] for n in victims}
-        await async_holds(lambda: {n: received(log, n)[len(before[n]):] for n in victims}
-                          == got, 1.0, "nothing typed after every message settled")
+        await async_wait_until(settled, 90, "every queued message settled", lambda: not_idle(fleet))
+        got = {n: received(log, n)[len(before[n]) :] for n in victims}
+        await async_holds(
+            lambda: {n: received(log, n)[len(before[n]) :] for n in victims} == got,
+            1.0,
+            "nothing typed after every message settled",
+        )
         run = account(sent, got)
         assert not run.problems, "\n".join(run.problems)
         assert (run.sent, run.delivered, run.lost, run.duplicated, run.reordered) == (
-            len(victims) * QUEUED, len(victims) * QUEUED, 0, 0, 0)
-        assert {m.status for m in fleet.store.messages(10_000) if m.id in ids} == {
-            "delivered"}
+            len(victims) * QUEUED,
+            len(victims) * QUEUED,
+            0,
+            0,
+            0,
+        )
+        assert {m.status for m in fleet.store.messages(10_000) if m.id in ids} == {"delivered"}
         assert {n: fleet.agents[n].pane for n in victims} == panes  # re-attached, same panes
         # the watched tile on a cut node is live again: its screen shows what was queued
         cut_tile = tiles[TILES.index("node09")]
-        await async_wait_until(lambda: shows(cut_tile, f"> {sent[cut_tile][-1]}"), 30,
-                               f"{cut_tile}'s tile to show its queued messages",
-                               lambda: repr(view.screens.get(cut_tile, [])[-6:]))
+        await async_wait_until(
+            lambda: shows(cut_tile, f"> {sent[cut_tile][-1]}"),
+            30,
+            f"{cut_tile}'s tile to show its queued messages",
+            lambda: repr(view.screens.get(cut_tile, [])[-6:]),
+        )
         clock.done("delivered")
         print(clock)  # where a run's wall time goes (pytest -s, or the report of a failure)
     finally:

@@ -15,8 +15,10 @@ from swarm_tui.hosts.ssh import SSHHost
 from swarm_tui.testing.ssh_server import SSHCluster
 from swarm_tui.testing.waiting import async_wait_until
 
-FAST = ('["--work", "0.3", "--startup", "0.2", "--permission-rate", "0", '
-        '"--give-up-rate", "0", "--quiet-rate", "0"]')
+FAST = (
+    '["--work", "0.3", "--startup", "0.2", "--permission-rate", "0", '
+    '"--give-up-rate", "0", "--quiet-rate", "0"]'
+)
 
 
 def received(log: Path) -> list[str]:
@@ -24,16 +26,19 @@ def received(log: Path) -> list[str]:
 
 
 async def test_handoff_note_of_a_remote_agent_stays_out_of_its_cwd(
-        cluster: SSHCluster, home: Path, tmp_path: Path) -> None:
+    cluster: SSHCluster, home: Path, tmp_path: Path
+) -> None:
     await cluster.add("n1")
     work = tmp_path / "checkout"
     work.mkdir()
     (work / "main.py").write_text("print('hi')\n")
     log = tmp_path / "Gauss.log"
     layout = tmp_path / "ssh.toml"
-    layout.write_text(f'name = "ssh"\n[hosts.n1]\nssh = "n1"\n[[agents]]\nname = "Gauss"\n'
-                      f'cli = "mock"\nhost = "n1"\ncwd = "{work}"\nfocus = "the kernel"\n'
-                      f'args = {FAST}\nenv = {{ SWARM_MOCK_LOG = "{log}" }}\n')
+    layout.write_text(
+        f'name = "ssh"\n[hosts.n1]\nssh = "n1"\n[[agents]]\nname = "Gauss"\n'
+        f'cli = "mock"\nhost = "n1"\ncwd = "{work}"\nfocus = "the kernel"\n'
+        f'args = {FAST}\nenv = {{ SWARM_MOCK_LOG = "{log}" }}\n'
+    )
     store = Store(home / "ssh.sqlite3")
     fleet = Fleet(load_layout(layout), store)
     await fleet.start()
@@ -43,8 +48,9 @@ async def test_handoff_note_of_a_remote_agent_stays_out_of_its_cwd(
         fleet.send(["Gauss"], "tune the kernel")
         await async_wait_until(lambda: received(log) == ["tune the kernel"], 20, "the task")
         fleet.fresh("Gauss")
-        await async_wait_until(lambda: len(received(log)) == 4, 40,
-                               "handoff request, /clear and the re-injection")
+        await async_wait_until(
+            lambda: len(received(log)) == 4, 40, "handoff request, /clear and the re-injection"
+        )
         _, handoff, _, resume = received(log)
         host = fleet.links["n1"].host
         assert isinstance(host, SSHHost)

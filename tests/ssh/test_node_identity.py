@@ -14,8 +14,9 @@ from tests.ssh.test_cluster import fleet, received, until
 __all__ = ["fleet"]  # the fixture, shared with test_cluster
 
 
-async def test_an_agent_on_a_node_is_itself_whatever_its_token(fleet: Fleet,
-                                                               tmp_path: Path) -> None:
+async def test_an_agent_on_a_node_is_itself_whatever_its_token(
+    fleet: Fleet, tmp_path: Path
+) -> None:
     await until(lambda: fleet.agents["Gauss"].state is AgentState.IDLE, what="Gauss idle")
     await until(lambda: fleet.agents["Shell"].state is AgentState.IDLE, what="Shell idle")
     gauss = fleet.store.token_for("Gauss")
@@ -23,10 +24,14 @@ async def test_an_agent_on_a_node_is_itself_whatever_its_token(fleet: Fleet,
     await until(lambda: received(tmp_path, "Gauss"), what="the tokenless message")
     fleet.send(["Shell"], f'SWARM_TOKEN={gauss} swarm send Gauss "borrowed"')
     await until(lambda: len(received(tmp_path, "Gauss")) == 2, what="the borrowing message")
-    assert received(tmp_path, "Gauss") == ["[message from Shell] no token",
-                                           "[message from Shell] borrowed"]
+    assert received(tmp_path, "Gauss") == [
+        "[message from Shell] no token",
+        "[message from Shell] borrowed",
+    ]
     assert [m.sender for m in fleet.store.messages() if m.recipient == "Gauss"] == [
-        "Shell", "Shell"]
+        "Shell",
+        "Shell",
+    ]
 
 
 async def test_a_process_in_no_pane_on_a_node_is_nobody(fleet: Fleet, tmp_path: Path) -> None:

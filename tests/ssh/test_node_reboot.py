@@ -28,12 +28,15 @@ def received(log: Path) -> list[str]:
 
 
 def agent(name: str, host: str, log: Path, extra: str = "") -> str:
-    return (f'[[agents]]\nname = "{name}"\ncli = "mock"\nhost = "{host}"\nargs = {FAST}\n'
-            f'env = {{ SWARM_MOCK_LOG = "{log}" }}\n{extra}')
+    return (
+        f'[[agents]]\nname = "{name}"\ncli = "mock"\nhost = "{host}"\nargs = {FAST}\n'
+        f'env = {{ SWARM_MOCK_LOG = "{log}" }}\n{extra}'
+    )
 
 
 async def test_a_node_without_its_tmux_server_gets_its_agents_back(
-        cluster: SSHCluster, home: Path, tmp_path: Path) -> None:
+    cluster: SSHCluster, home: Path, tmp_path: Path
+) -> None:
     await cluster.add("n1")
     await cluster.add("n2")
     gauss_log, noether_log = tmp_path / "Gauss.log", tmp_path / "Noether.log"
@@ -41,7 +44,8 @@ async def test_a_node_without_its_tmux_server_gets_its_agents_back(
     layout.write_text(
         'name = "ssh"\n[hosts.n1]\nssh = "n1"\n[hosts.n2]\nssh = "n2"\n'
         + agent("Gauss", "n1", gauss_log, f'focus = "the kernel"\nprompt = "{PROMPT}"\n')
-        + agent("Noether", "n2", noether_log))
+        + agent("Noether", "n2", noether_log)
+    )
     store = Store(home / "ssh.sqlite3")
     notices = Notices()
     fleet = Fleet(load_layout(layout), store, notices)
@@ -55,19 +59,29 @@ async def test_a_node_without_its_tmux_server_gets_its_agents_back(
         state = Path(host.launch_context().state_dir)
         (state / "handoff-Gauss.md").write_text("# Handoff from Gauss\nblock size 64 is best\n")
         noether_window = noether.window
-        killed = subprocess.run(["tmux", "-L", host.socket_name, "kill-server"],
-                                capture_output=True, text=True)
+        killed = subprocess.run(
+            ["tmux", "-L", host.socket_name, "kill-server"], capture_output=True, text=True
+        )
         assert killed.returncode == 0, killed.stderr  # the reboot
         await async_wait_until(lambda: not fleet.links["n1"].connected, 20, "n1's link down")
         fleet.send(["Gauss"], "meanwhile: the benchmark moved to bench/")
-        await async_wait_until(lambda: len(received(gauss_log)) >= 4, 60,
-                               "the prompt, the fresh start and the queued message",
-                               lambda: f"{received(gauss_log)!r}\n" + "\n".join(
-                                   f"#{m.id} {m.status} {m.detail} {m.text[:30]!r}"
-                                   for m in store.messages(50)))
+        await async_wait_until(
+            lambda: len(received(gauss_log)) >= 4,
+            60,
+            "the prompt, the fresh start and the queued message",
+            lambda: (
+                f"{received(gauss_log)!r}\n"
+                + "\n".join(
+                    f"#{m.id} {m.status} {m.detail} {m.text[:30]!r}" for m in store.messages(50)
+                )
+            ),
+        )
         first, prompt, told, queued = received(gauss_log)[:4]
-        assert (first, prompt, queued) == (PROMPT, PROMPT,
-                                           "meanwhile: the benchmark moved to bench/")
+        assert (first, prompt, queued) == (
+            PROMPT,
+            PROMPT,
+            "meanwhile: the benchmark moved to bench/",
+        )
         assert told.startswith("Fresh start: your CLI was started again on n1")
         assert "Your focus: the kernel" in told
         assert "You have no open task." in told

@@ -26,9 +26,11 @@ from tests.ssh.test_cluster import until
 def one_node(tmp: Path, fleet: str, python: str) -> Path:
     """A layout: node1 with this `python`, one plain shell agent on it."""
     layout = tmp / f"{fleet}.toml"
-    layout.write_text(f'name = "{fleet}"\n[hosts.node1]\nssh = "node1"\npython = "{python}"\n'
-                      '[[agents]]\nname = "Shell"\nhost = "node1"\ncli = "generic"\n'
-                      'command = "bash --norc --noprofile"\n')
+    layout.write_text(
+        f'name = "{fleet}"\n[hosts.node1]\nssh = "node1"\npython = "{python}"\n'
+        '[[agents]]\nname = "Shell"\nhost = "node1"\ncli = "generic"\n'
+        'command = "bash --norc --noprofile"\n'
+    )
     return layout
 
 
@@ -39,16 +41,19 @@ def node_host(layout: Path) -> SSHHost:
 
 
 async def test_the_agents_inherit_the_shell_not_the_set_up_python(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path
+) -> None:
     shim = tmp_path / "python-shim"  # what pyenv's shim does: PATH and a variable, then exec
-    shim.write_text('#!/bin/sh\nPATH=/shim-leak/bin:$PATH SWARM_SHIM_LEAK=1 '
-                    'exec python3 "$@"\n')
+    shim.write_text('#!/bin/sh\nPATH=/shim-leak/bin:$PATH SWARM_SHIM_LEAK=1 exec python3 "$@"\n')
     shim.chmod(0o755)
     with real_nodes(tmp_path, monkeypatch, "node1"):
         async with serving(one_node(tmp_path, "setup", str(shim)), home) as fleet:
             link = fleet.links["node1"]
-            await until(lambda: link.connected and bool(fleet.agents["Shell"].pane),
-                        timeout=60, what=f"node1 up ({link.detail})")
+            await until(
+                lambda: link.connected and bool(fleet.agents["Shell"].pane),
+                timeout=60,
+                what=f"node1 up ({link.detail})",
+            )
             rc, env = await link.host.run("show-environment", "-g")
             assert rc == 0 and "PATH=" in env, env
             assert "SWARM_SHIM_LEAK" not in env and "/shim-leak" not in env, env
@@ -62,7 +67,8 @@ async def test_the_agents_inherit_the_shell_not_the_set_up_python(
 
 
 async def test_the_interpreter_behind_a_shim_is_remembered_and_forgotten_when_gone(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path
+) -> None:
     starts = tmp_path / "shim-starts"
     shim = tmp_path / "python-shim"  # counts its starts: each costs a node ~90 ms with pyenv
     shim.write_text(f'#!/bin/sh\necho started >> {starts}\nexec python3 "$@"\n')
@@ -98,7 +104,8 @@ async def test_the_interpreter_behind_a_shim_is_remembered_and_forgotten_when_go
 
 
 async def test_a_session_left_by_a_failed_set_up_gets_swarms_tmux_config(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path
+) -> None:
     with real_nodes(tmp_path, monkeypatch, "node1") as cluster:
         wait_until(cluster.nodes["node1"].listening, 10, "node1's sshd listening")
         broken = node_host(one_node(tmp_path, "left", "/nonexistent/python3"))

@@ -46,7 +46,8 @@ async def fleet(nodes: netns.NetnsCluster, home: Path, tmp_path: Path) -> AsyncI
         '[[agents]]\nname = "Relay"\nhost = "node1"\ncli = "generic"\n'
         'command = "bash --norc --noprofile"\n'
         f'[[groups]]\nhosts = ["node[1-3]"]\nper_host = 8\nargs = {FAST}\n'
-        f'env = {{ SWARM_MOCK_LOG = "{log}" }}\n')
+        f'env = {{ SWARM_MOCK_LOG = "{log}" }}\n'
+    )
     async with serving(layout, home) as f:
         yield f
 
@@ -58,18 +59,25 @@ def on(fleet: Fleet, host: str) -> list[str]:
 async def test_three_nodes_eight_agents_each_in_one_fleet(fleet: Fleet, tmp_path: Path) -> None:
     assert [len(on(fleet, f"node{i}")) for i in (1, 2, 3)] == [8, 8, 8]
     # a node slow to answer on a loaded machine is retried in the background: it must come
-    await until(lambda: all(link.connected for link in fleet.links.values()), timeout=60,
-                what="every node connected: " + "; ".join(
-                    f"{n}: {link.detail}" for n, link in fleet.links.items()
-                    if not link.connected))
+    await until(
+        lambda: all(link.connected for link in fleet.links.values()),
+        timeout=60,
+        what="every node connected: "
+        + "; ".join(f"{n}: {link.detail}" for n, link in fleet.links.items() if not link.connected),
+    )
     # 25 agents over three real sshd links on a 2-core machine that runs the suite: minutes
     # under load (it has timed out at 120 s in a full run and takes ~30 s alone)
     await async_wait_until(
-        lambda: all(a.state is AgentState.IDLE for a in fleet.agents.values()), 240,
-        "all 25 agents idle", lambda: "; ".join(
+        lambda: all(a.state is AgentState.IDLE for a in fleet.agents.values()),
+        240,
+        "all 25 agents idle",
+        lambda: "; ".join(
             f"{a.name}@{a.host}: {a.state.value}, dirty {a.dirty}, captured "
             f"{time.monotonic() - a.last_capture:.1f} s ago"
-            for a in fleet.agents.values() if a.state is not AgentState.IDLE))
+            for a in fleet.agents.values()
+            if a.state is not AgentState.IDLE
+        ),
+    )
     # each node's control-mode client came through the relay's socket (an SSH stream), not
     # a shell of its own on the node
     for name, link in fleet.links.items():
@@ -83,12 +91,16 @@ async def test_three_nodes_eight_agents_each_in_one_fleet(fleet: Fleet, tmp_path
     assert received(log, target) == ["[message from Relay] from node1 with love"]
 
 
-async def test_link_cut_and_restored_loses_nothing(fleet: Fleet, nodes: netns.NetnsCluster,
-                                                   tmp_path: Path) -> None:
+async def test_link_cut_and_restored_loses_nothing(
+    fleet: Fleet, nodes: netns.NetnsCluster, tmp_path: Path
+) -> None:
     log = tmp_path / "mock.log"
     victims = on(fleet, "node2")
-    await until(lambda: all(fleet.agents[n].state is AgentState.IDLE for n in victims),
-                timeout=120, what="node2's agents idle")
+    await until(
+        lambda: all(fleet.agents[n].state is AgentState.IDLE for n in victims),
+        timeout=120,
+        what="node2's agents idle",
+    )
     panes = {n: fleet.agents[n].pane for n in victims}
     nodes.nodes["node2"].cut()
     # keepalive notices a silent link within seconds
@@ -104,5 +116,6 @@ async def test_link_cut_and_restored_loses_nothing(fleet: Fleet, nodes: netns.Ne
     for name in victims:
         await until(lambda n=name: received(log, n), timeout=30, what=f"{name}'s message")
     assert {n: received(log, n) for n in victims} == {
-        n: [f"queued for {n} during the outage"] for n in victims}
+        n: [f"queued for {n} during the outage"] for n in victims
+    }
     assert {n: fleet.agents[n].pane for n in victims} == panes  # re-attached, same panes

@@ -34,7 +34,8 @@ def layout(tmp: Path) -> Path:
         '[[agents]]\nname = "Local"\nhost = "local"\ncli = "generic"\n'
         f'command = "{TICKER}"\n'
         '[[agents]]\nname = "Remote"\nhost = "n1"\ncli = "generic"\n'
-        f'command = "{TICKER}"\n')
+        f'command = "{TICKER}"\n'
+    )
     return path
 
 
@@ -43,14 +44,16 @@ def last_tick(fleet: Fleet, name: str) -> int:
     return int(ticks[-1][5:]) if ticks else 0
 
 
-async def test_a_silent_host_does_not_stop_the_others_tiles(cluster: SSHCluster, home: Path,
-                                                            tmp_path: Path) -> None:
+async def test_a_silent_host_does_not_stop_the_others_tiles(
+    cluster: SSHCluster, home: Path, tmp_path: Path
+) -> None:
     await cluster.add("n1")
     async with serving(layout(tmp_path), home) as fleet:
         fleet.set_visible({"Local", "Remote"})
         for name in ("Local", "Remote"):
-            await async_wait_until(lambda n=name: last_tick(fleet, n) >= 3, 30,
-                                   f"{name}'s ticks on its tile")
+            await async_wait_until(
+                lambda n=name: last_tick(fleet, n) >= 3, 30, f"{name}'s ticks on its tile"
+            )
         local = fleet.links["local"].host
         server = int((await local.run("display-message", "-p", "#{pid}"))[1])
         with frozen(server):
@@ -59,13 +62,19 @@ async def test_a_silent_host_does_not_stop_the_others_tiles(cluster: SSHCluster,
             fleet.screens.mark(fleet.agents["Local"])
             seen = last_tick(fleet, "Remote")
             for _ in range(5):  # five fresh ticks in a row, each within a second
-                await async_wait_until(lambda s=seen: last_tick(fleet, "Remote") > s, 1.0,
-                                       "the remote tile to move on while local tmux is "
-                                       "frozen", lambda: "\n".join(
-                                           fleet.agents["Remote"].plain_screen()[-3:]))
+                await async_wait_until(
+                    lambda s=seen: last_tick(fleet, "Remote") > s,
+                    1.0,
+                    "the remote tile to move on while local tmux is frozen",
+                    lambda: "\n".join(fleet.agents["Remote"].plain_screen()[-3:]),
+                )
                 seen = last_tick(fleet, "Remote")
             assert time.monotonic() - frozen_at < 10, "slower than the answer deadline"
             assert fleet.links["local"].connected  # not yet given up on: just not waited for
-        await async_wait_until(lambda: last_tick(fleet, "Local") > 0 and
-                               fleet.agents["Local"].state.value != "unreachable", 30,
-                               "the local tile back once tmux answers")
+        await async_wait_until(
+            lambda: (
+                last_tick(fleet, "Local") > 0 and fleet.agents["Local"].state.value != "unreachable"
+            ),
+            30,
+            "the local tile back once tmux answers",
+        )

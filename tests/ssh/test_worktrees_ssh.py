@@ -27,8 +27,9 @@ def node(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[netns.Netn
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def layout(tmp_path: Path, fleet: str, repo: Path) -> Path:
@@ -36,7 +37,8 @@ def layout(tmp_path: Path, fleet: str, repo: Path) -> Path:
     path.write_text(
         f'name = "{fleet}"\n[defaults]\ncli = "mock"\n[hosts.node1]\nssh = "node1"\n'
         f'[[agents]]\nname = "Gauss"\nhost = "node1"\nargs = {FAST}\n'
-        f'worktree = true\nrepo = "{repo}"\n')
+        f'worktree = true\nrepo = "{repo}"\n'
+    )
     return path
 
 
@@ -80,8 +82,11 @@ async def test_repo_missing_on_the_node_starts_nothing(node, home, tmp_path, fle
     try:
         async with serving(layout(tmp_path, fleet_name, tmp_path / "nowhere"), home) as fleet:
             link = fleet.links["node1"]
-            await async_wait_until(lambda: "not a git repository" in link.detail, 60,
-                                   "the worktree problem as the node's link state")
+            await async_wait_until(
+                lambda: "not a git repository" in link.detail,
+                60,
+                "the worktree problem as the node's link state",
+            )
             line = link.detail
             assert not link.connected and not fleet.agents["Gauss"].pane
     except ConfigError as exc:
@@ -90,6 +95,7 @@ async def test_repo_missing_on_the_node_starts_nothing(node, home, tmp_path, fle
     assert "no agent was started" in line
     # nor is an empty session left on the node (its set-up made one to start agents in)
     socket = f"{tmux_socket_name(fleet_name)}-node1"
-    sessions = subprocess.run(["tmux", "-L", socket, "list-sessions"], capture_output=True,
-                              text=True)
+    sessions = subprocess.run(
+        ["tmux", "-L", socket, "list-sessions"], capture_output=True, text=True
+    )
     assert sessions.returncode != 0 or not sessions.stdout.strip(), sessions.stdout

@@ -38,21 +38,29 @@ if TYPE_CHECKING:
     from swarm_tui.fleet.store import Store
     from swarm_tui.ui.app import SwarmApp
 
-FAST = '["--work", "0.4", "--startup", "0.2", "--permission-rate", "0", ' \
-       '"--give-up-rate", "0", "--quiet-rate", "0"]'
+FAST = (
+    '["--work", "0.4", "--startup", "0.2", "--permission-rate", "0", '
+    '"--give-up-rate", "0", "--quiet-rate", "0"]'
+)
 
 
 SLOW = FAST.replace('"--work", "0.4"', '"--work", "60"')  # one turn takes 30 to 90 s
 
 
-def write_layout(tmp: Path, names: list[str], name: str = "ui", roles: dict[str, str] | None = None,
-                 args: dict[str, str] | None = None) -> Path:
+def write_layout(
+    tmp: Path,
+    names: list[str],
+    name: str = "ui",
+    roles: dict[str, str] | None = None,
+    args: dict[str, str] | None = None,
+) -> Path:
     roles, args = roles or {}, args or {}
     parts = [f'name = "{name}"\n[defaults]\ncli = "mock"\n']
     for n in names:
         parts.append(
             f'[[agents]]\nname = "{n}"\nfocus = "focus of {n}"\nrole = "{roles.get(n, "worker")}"\n'
-            f'args = {args.get(n, FAST)}\nenv = {{ SWARM_MOCK_LOG = "{tmp / (n + ".log")}" }}\n')
+            f'args = {args.get(n, FAST)}\nenv = {{ SWARM_MOCK_LOG = "{tmp / (n + ".log")}" }}\n'
+        )
     path = tmp / f"{name}.toml"
     path.write_text("\n".join(parts))
     return path
@@ -65,8 +73,12 @@ def received(tmp: Path, name: str) -> list[str]:
     return [json.loads(line)["text"] for line in log.read_text().splitlines()]
 
 
-async def until(predicate: Callable[[], object], timeout: float = 10.0, what: str = "",
-                detail: Callable[[], str] | None = None) -> None:
+async def until(
+    predicate: Callable[[], object],
+    timeout: float = 10.0,
+    what: str = "",
+    detail: Callable[[], str] | None = None,
+) -> None:
     """Poll a condition with a deadline (the UI and tmux run on their own clocks); `detail`
     says what was there instead."""
     await async_wait_until(predicate, timeout, what or "condition", detail)
@@ -112,8 +124,11 @@ def shown(app: SwarmApp) -> list[str]:
     """The names of the agents whose tiles are on screen, in order."""
     from swarm_tui.ui.tiles import AgentTile
 
-    return [t.name_shown for t in app._tiles if t.name_shown is not None and t.display
-            and isinstance(t, AgentTile)]
+    return [
+        t.name_shown
+        for t in app._tiles
+        if t.name_shown is not None and t.display and isinstance(t, AgentTile)
+    ]
 
 
 @pytest.fixture
@@ -175,8 +190,9 @@ async def stop_live(live: Live) -> None:
 @pytest.fixture
 async def live(tmp_path: Path, swarm_home: Path) -> AsyncIterator[Live]:
     names = ["Gauss", "Hilbert", "Noether", "Euler"]
-    running = await start_live(write_layout(tmp_path, names, roles={"Gauss": "planner"}),
-                               swarm_home)
+    running = await start_live(
+        write_layout(tmp_path, names, roles={"Gauss": "planner"}), swarm_home
+    )
     try:
         yield running
     finally:
@@ -186,8 +202,9 @@ async def live(tmp_path: Path, swarm_home: Path) -> AsyncIterator[Live]:
 @pytest.fixture
 async def slow(tmp_path: Path, swarm_home: Path) -> AsyncIterator[Live]:
     """Gauss works 30 to 90 s on each message (what is sent meanwhile waits); Hilbert is fast."""
-    running = await start_live(write_layout(tmp_path, ["Gauss", "Hilbert"],
-                                            args={"Gauss": SLOW}), swarm_home)
+    running = await start_live(
+        write_layout(tmp_path, ["Gauss", "Hilbert"], args={"Gauss": SLOW}), swarm_home
+    )
     try:
         yield running
     finally:
@@ -206,17 +223,26 @@ class FakeClient(FleetClient):
         self.existing: set[str] = set()  # layout names save_target says exist
         self.sizes: dict[str, tuple[int, int]] = {}  # the tiles' sizes, as last said
         # the engine's skills: what its host has, whatever this machine has
-        self.engine_skills = {s.name: s for s in (
-            SkillView(name="thermonuclear-review", description="review hard",
-                      params={"rounds": "1"}, preview="Review the change…"),
-            SkillView(name="only-on-the-head-node", description="a skill this machine lacks"))}
+        self.engine_skills = {
+            s.name: s
+            for s in (
+                SkillView(
+                    name="thermonuclear-review",
+                    description="review hard",
+                    params={"rounds": "1"},
+                    preview="Review the change…",
+                ),
+                SkillView(name="only-on-the-head-node", description="a skill this machine lacks"),
+            )
+        }
 
     @property
     def connected(self) -> bool:
         return True
 
-    def set_visible(self, names: Iterable[str],
-                    sizes: Mapping[str, tuple[int, int]] | None = None) -> None:
+    def set_visible(
+        self, names: Iterable[str], sizes: Mapping[str, tuple[int, int]] | None = None
+    ) -> None:
         self.shown.append(set(names))
         if sizes is not None:
             self.sizes = dict(sizes)
@@ -227,11 +253,22 @@ class FakeClient(FleetClient):
     def asked(self, op: str) -> list[dict[str, Any]]:
         return [args for o, args in self.requests if o == op]
 
-    async def send(self, names: list[str], text: str, skill: str = "",
-                   params: dict[str, str] | None = None) -> list[MessageView]:
+    async def send(
+        self, names: list[str], text: str, skill: str = "", params: dict[str, str] | None = None
+    ) -> list[MessageView]:
         self._asked("send", names=names, text=text, skill=skill, params=params or {})
-        return [MessageView(id=i + 1, created=0, sender="human", recipient=n, text=text,
-                            status="queued", updated=0) for i, n in enumerate(names)]
+        return [
+            MessageView(
+                id=i + 1,
+                created=0,
+                sender="human",
+                recipient=n,
+                text=text,
+                status="queued",
+                updated=0,
+            )
+            for i, n in enumerate(names)
+        ]
 
     async def set_focus(self, name: str, label: str) -> None:
         self._asked("focus", name=name, label=label)
@@ -246,8 +283,9 @@ class FakeClient(FleetClient):
     async def review(self, name: str) -> None:
         self._asked("judge", name=name)
 
-    async def remind(self, action: str, rid: int = 0, text: str = "",
-                     minutes: float = 10) -> dict[str, Any]:
+    async def remind(
+        self, action: str, rid: int = 0, text: str = "", minutes: float = 10
+    ) -> dict[str, Any]:
         self._asked("remind", action=action, rid=rid, text=text, minutes=minutes)
         return {"ok": True}
 
@@ -287,39 +325,83 @@ STATES = ["working", "idle", "needs-permission", "working", "exited", "starting"
 BUSY = "⠋ Working… (12s · ↓ 1200 tokens · esc to interrupt)"
 
 
-def still_view(layout: Path, agents: list[AgentView], screens: dict[str, list[str]],
-               hosts: list[HostView], work: Work | None = None) -> FleetView:
+def still_view(
+    layout: Path,
+    agents: list[AgentView],
+    screens: dict[str, list[str]],
+    hosts: list[HostView],
+    work: Work | None = None,
+) -> FleetView:
     """A fleet view as an engine's snapshot would give it, with the agents' screens."""
-    view = FleetView(Snapshot(fleet=load_layout(layout).fleet, layout_path=str(layout),
-                              engine_pid=0, agents=agents, hosts=hosts,
-                              work=work or Work()))
+    view = FleetView(
+        Snapshot(
+            fleet=load_layout(layout).fleet,
+            layout_path=str(layout),
+            engine_pid=0,
+            agents=agents,
+            hosts=hosts,
+            work=work or Work(),
+        )
+    )
     view.screens.update(screens)
     return view
 
 
-def still_fleet(tmp: Path, count: int = 12, work: Work | None = None,
-                roles: dict[str, str] | None = None) -> FleetView:
+def still_fleet(
+    tmp: Path, count: int = 12, work: Work | None = None, roles: dict[str, str] | None = None
+) -> FleetView:
     """Agents with fixed screens and states: a still picture of a healthy fleet."""
-    names = ["Gauss", "Hilbert", "Noether", "Euler", "Riemann", "Ramanujan", "Lovelace",
-             "Turing", "Kovalevskaya", "Cantor", "Poincaré", "Judge", "Fermat", "Galois",
-             "Abel", "Laplace"][:count]
+    names = [
+        "Gauss",
+        "Hilbert",
+        "Noether",
+        "Euler",
+        "Riemann",
+        "Ramanujan",
+        "Lovelace",
+        "Turing",
+        "Kovalevskaya",
+        "Cantor",
+        "Poincaré",
+        "Judge",
+        "Fermat",
+        "Galois",
+        "Abel",
+        "Laplace",
+    ][:count]
     path = write_layout(tmp, names, name="still", roles=roles)
     past = time.time() - 2 * 3600 - 120
     agents, screens = [], {}
     for spec in load_layout(path).agents():
         state = STATES[spec.index % len(STATES)]
-        agents.append(AgentView(
-            name=spec.name, role=spec.role, host=spec.host, cli="mock", state=state,
-            focus=spec.focus,
-            question="run `pytest -q`" if state == "needs-permission" else "",
-            options=[("1", "Yes"), ("2", "No, and tell the agent what to do differently")]
-            if state == "needs-permission" else [],
-            context_left=90, last_output=past, state_since=past, window="@1"))
+        agents.append(
+            AgentView(
+                name=spec.name,
+                role=spec.role,
+                host=spec.host,
+                cli="mock",
+                state=state,
+                focus=spec.focus,
+                question="run `pytest -q`" if state == "needs-permission" else "",
+                options=[("1", "Yes"), ("2", "No, and tell the agent what to do differently")]
+                if state == "needs-permission"
+                else [],
+                context_left=90,
+                last_output=past,
+                state_since=past,
+                window="@1",
+            )
+        )
         screens[spec.name] = SCREEN.format(
-            name=spec.name, prompt=f"task for {spec.name}",
-            busy=BUSY if state == "working" else "", draft="", ctx=90 - spec.index).split("\n")
-    return still_view(path, agents, screens, [HostView(name="local", connected=True,
-                                                       since=past)], work)
+            name=spec.name,
+            prompt=f"task for {spec.name}",
+            busy=BUSY if state == "working" else "",
+            draft="",
+            ctx=90 - spec.index,
+        ).split("\n")
+    return still_view(
+        path, agents, screens, [HostView(name="local", connected=True, since=past)], work
+    )
 
 
 def still_cluster(tmp: Path) -> FleetView:
@@ -330,24 +412,47 @@ def still_cluster(tmp: Path) -> FleetView:
         '[hosts."node[01-02]"]\nssh = "gpu-node-{}"\ngpus = 4\n'
         '[[agents]]\nname = "Planner"\nrole = "planner"\nfocus = "hand out tasks"\n'
         '[[groups]]\nhosts = ["node[01-02]"]\nper_host = 4\ngpus_per_agent = 1\n'
-        'focus = "train a shard"\n')
+        'focus = "train a shard"\n'
+    )
     past = time.time() - 2 * 3600 - 120
     agents, screens = [], {}
     for spec in load_layout(path).agents():
-        agents.append(AgentView(name=spec.name, role=spec.role, host=spec.host, cli="mock",
-                                state="working", focus=spec.focus, context_left=70,
-                                last_output=past, window="@1"))
+        agents.append(
+            AgentView(
+                name=spec.name,
+                role=spec.role,
+                host=spec.host,
+                cli="mock",
+                state="working",
+                focus=spec.focus,
+                context_left=70,
+                last_output=past,
+                window="@1",
+            )
+        )
         screens[spec.name] = SCREEN.format(
-            name=spec.name, prompt="train shard", draft="", ctx=70,
-            busy="⠋ Working… (3m · ↓ 9000 tokens · esc to interrupt)").split("\n")
-    gpus = [GpuView(index=0, util=97, mem_used=61000, mem_total=81920),
-            GpuView(index=1, util=40, mem_used=20000, mem_total=81920),
-            GpuView(index=2, util=100, mem_used=80000, mem_total=81920),
-            GpuView(index=3, util=0, mem_used=0, mem_total=81920)]
-    hosts = [HostView(name="local", connected=True, since=past),
-             HostView(name="node01", connected=True, since=past, gpus=gpus),
-             HostView(name="node02", connected=False, since=past,
-                      detail="node02: connection lost: Connection lost")]
+            name=spec.name,
+            prompt="train shard",
+            draft="",
+            ctx=70,
+            busy="⠋ Working… (3m · ↓ 9000 tokens · esc to interrupt)",
+        ).split("\n")
+    gpus = [
+        GpuView(index=0, util=97, mem_used=61000, mem_total=81920),
+        GpuView(index=1, util=40, mem_used=20000, mem_total=81920),
+        GpuView(index=2, util=100, mem_used=80000, mem_total=81920),
+        GpuView(index=3, util=0, mem_used=0, mem_total=81920),
+    ]
+    hosts = [
+        HostView(name="local", connected=True, since=past),
+        HostView(name="node01", connected=True, since=past, gpus=gpus),
+        HostView(
+            name="node02",
+            connected=False,
+            since=past,
+            detail="node02: connection lost: Connection lost",
+        ),
+    ]
     return still_view(path, agents, screens, hosts)
 
 
@@ -355,18 +460,35 @@ def still_judged(tmp: Path) -> FleetView:
     """The still fleet with a judge agent and tasks that have verdicts."""
     tasks, verdicts = [], []
     for tid, (name, status, rounds, reasons) in enumerate(
-            (("Gauss", "incomplete", 1, "tests still fail"), ("Hilbert", "complete", 0, ""),
-             ("Noether", "judging", 0, "")), start=1):
-        tasks.append(TaskView(id=tid, agent=name, spec=f"Port the {name} module\nwith tests",
-                              status=status, rounds=rounds, reasons=reasons, origin="layout"))
+        (
+            ("Gauss", "incomplete", 1, "tests still fail"),
+            ("Hilbert", "complete", 0, ""),
+            ("Noether", "judging", 0, ""),
+        ),
+        start=1,
+    ):
+        tasks.append(
+            TaskView(
+                id=tid,
+                agent=name,
+                spec=f"Port the {name} module\nwith tests",
+                status=status,
+                rounds=rounds,
+                reasons=reasons,
+                origin="layout",
+            )
+        )
         if status != "judging":
-            verdicts.append(VerdictView(task=tid, time=1796200000, judge="Ramanujan",
-                                        verdict=status, reasons=reasons))
-    work = Work(tasks=tasks, verdicts=verdicts,
-                judge_log=["$ claude -p --output-format json"])
+            verdicts.append(
+                VerdictView(
+                    task=tid, time=1796200000, judge="Ramanujan", verdict=status, reasons=reasons
+                )
+            )
+    work = Work(tasks=tasks, verdicts=verdicts, judge_log=["$ claude -p --output-format json"])
     view = still_fleet(tmp, count=6, work=work, roles={"Ramanujan": "judge"})
     for task in tasks:
         agent = view.agents[task.agent]
         view.agents[task.agent] = agent.model_copy(
-            update={"focus": f"Port the {task.agent} module"})
+            update={"focus": f"Port the {task.agent} module"}
+        )
     return view

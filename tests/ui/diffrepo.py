@@ -51,15 +51,21 @@ if __name__ == "__main__":
     sys.exit(main(sys.argv))
 '''
 
-RENAMED = "def parse(text):\n    return text.split()\n\n\ndef unparse(words):\n" \
-          "    return ' '.join(words)\n"
+RENAMED = (
+    "def parse(text):\n    return text.split()\n\n\ndef unparse(words):\n"
+    "    return ' '.join(words)\n"
+)
 TAIL = "first\nsay \x1b[31mred\x1b[0m \x1b]0;title\x07 here\nlast"  # escapes; no newline
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00"
 
 
 def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False,
-                          env={**ENV, **(env or {})})
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args],
+        capture_output=True,
+        check=False,
+        env={**ENV, **(env or {})},
+    )
     if done.returncode not in (0, 1) or (done.returncode == 1 and args[0] != "diff"):
         raise AssertionError(f"git {' '.join(args)}: {done.stderr.decode()}")
     return done.stdout.decode(errors="surrogateescape")
@@ -67,10 +73,14 @@ def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
 
 ENV = {
     **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-    "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
-    "GIT_AUTHOR_DATE": "2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE": "2026-01-02T03:04:05Z",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
+    "GIT_AUTHOR_DATE": "2026-01-02T03:04:05Z",
+    "GIT_COMMITTER_DATE": "2026-01-02T03:04:05Z",
 }
 
 
@@ -86,9 +96,12 @@ def make_repo(tmp: Path) -> tuple[Path, Path]:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "The base")
     git(repo, "worktree", "add", "-q", "-b", BRANCH, str(wt), "main")
-    app = (wt / "src" / "app.py")
-    app.write_text(APP.replace("import sys\n", "import sys\nimport json\n")
-                   .replace("return value * 2", "return value * 3"))
+    app = wt / "src" / "app.py"
+    app.write_text(
+        APP.replace("import sys\n", "import sys\nimport json\n").replace(
+            "return value * 2", "return value * 3"
+        )
+    )
     git(wt, "mv", "src/old_name.py", "src/new_name.py")
     (wt / "src" / "new_name.py").write_text(RENAMED.replace("text.split()", "text.split(',')"))
     (wt / "logo.png").write_bytes(PNG)
@@ -117,11 +130,17 @@ def numstat(text: str, part: str, untracked: set[str]) -> list[DiffFileView]:
             old, path = tokens[i], tokens[i + 1]
             i += 2
         binary = added == "-"
-        out.append(DiffFileView(path=path, old_path=old, binary=binary,
-                                added=0 if binary else int(added),
-                                deleted=0 if binary else int(deleted),
-                                part=part,  # type: ignore[arg-type]  # committed | uncommitted
-                                untracked=path in untracked))
+        out.append(
+            DiffFileView(
+                path=path,
+                old_path=old,
+                binary=binary,
+                added=0 if binary else int(added),
+                deleted=0 if binary else int(deleted),
+                part=part,  # type: ignore[arg-type]  # committed | uncommitted
+                untracked=path in untracked,
+            )
+        )
     return out
 
 
@@ -130,26 +149,39 @@ def read_change(wt: Path, tmp: Path, base: str = "main") -> DiffView:
     the merge base, and the working tree (untracked files too) through a temporary index."""
     mb = git(wt, "merge-base", base, "HEAD").strip()
     index = tmp / "index.tmp"
-    shutil.copy2(git(wt, "rev-parse", "--path-format=absolute", "--git-path", "index").strip(),
-                index)
+    shutil.copy2(
+        git(wt, "rev-parse", "--path-format=absolute", "--git-path", "index").strip(), index
+    )
     env = {"GIT_INDEX_FILE": str(index)}
     git(wt, "add", "-u", env=env)
-    untracked = set(git(wt, "ls-files", "-z", "--others", "--exclude-standard",
-                        env=env).split("\0")) - {""}
+    untracked = set(
+        git(wt, "ls-files", "-z", "--others", "--exclude-standard", env=env).split("\0")
+    ) - {""}
     for name in sorted(untracked):
         git(wt, "update-index", "--add", name, env=env)
     diff = ("diff", "--no-color", "--no-ext-diff", "-M")
-    files = numstat(git(wt, *diff, "--numstat", "-z", mb, "HEAD"), "committed", set()) + \
-        numstat(git(wt, *diff, "--cached", "--numstat", "-z", "HEAD", env=env), "uncommitted",
-                untracked)
+    files = numstat(git(wt, *diff, "--numstat", "-z", mb, "HEAD"), "committed", set()) + numstat(
+        git(wt, *diff, "--cached", "--numstat", "-z", "HEAD", env=env), "uncommitted", untracked
+    )
     commits = git(wt, "log", "--no-color", "--format=%h %s", f"{mb}..HEAD").splitlines()
-    totals = numstat(git(wt, *diff, "--cached", "--numstat", "-z", mb, env=env), "uncommitted",
-                     untracked)
-    return DiffView(agent="Gauss", worktree=WORKTREE, branch=BRANCH, base=base, merge_base=mb,
-                    added=sum(f.added for f in totals), deleted=sum(f.deleted for f in totals),
-                    changed=len(totals), commits=commits, files=files,
-                    committed=git(wt, *diff, mb, "HEAD"),
-                    uncommitted=git(wt, *diff, "--cached", "HEAD", env=env), conflicts=[])
+    totals = numstat(
+        git(wt, *diff, "--cached", "--numstat", "-z", mb, env=env), "uncommitted", untracked
+    )
+    return DiffView(
+        agent="Gauss",
+        worktree=WORKTREE,
+        branch=BRANCH,
+        base=base,
+        merge_base=mb,
+        added=sum(f.added for f in totals),
+        deleted=sum(f.deleted for f in totals),
+        changed=len(totals),
+        commits=commits,
+        files=files,
+        committed=git(wt, *diff, mb, "HEAD"),
+        uncommitted=git(wt, *diff, "--cached", "HEAD", env=env),
+        conflicts=[],
+    )
 
 
 def real_change(tmp: Path) -> DiffView:
@@ -177,18 +209,26 @@ class DiffClient(FakeClient):
             raise Refused(self.refusal)
         return self.diffs.pop(0) if len(self.diffs) > 1 else self.diffs[0]
 
-    async def merge(self, name: str, into: str = "", squash: bool = False,
-                    force: bool = False, check: bool = False) -> str:
-        self._asked("merge-check" if check else "merge", name=name, into=into,
-                    squash=squash, force=force)
+    async def merge(
+        self,
+        name: str,
+        into: str = "",
+        squash: bool = False,
+        force: bool = False,
+        check: bool = False,
+    ) -> str:
+        self._asked(
+            "merge-check" if check else "merge", name=name, into=into, squash=squash, force=force
+        )
         if self.merge_refusal:
             raise Refused(self.merge_refusal)
         if self.gate and not force:
             raise Refused(self.gate)
         return self.would if check else self.merged
 
-    async def send(self, names: list[str], text: str, skill: str = "",
-                   params: dict[str, str] | None = None) -> list[MessageView]:
+    async def send(
+        self, names: list[str], text: str, skill: str = "", params: dict[str, str] | None = None
+    ) -> list[MessageView]:
         if self.send_refusal:
             self._asked("send-refused", names=names, text=text)
             raise Refused(self.send_refusal)

@@ -24,8 +24,7 @@ from tests.ui.conftest import FakeClient, still_fleet, until
 
 
 def _agent(name: str, state: str, question: str = "", stalled: str = "") -> AgentView:
-    return AgentView(name=name, role="worker", state=state, question=question,
-                     stalled=stalled)
+    return AgentView(name=name, role="worker", state=state, question=question, stalled=stalled)
 
 
 def test_one_alert_per_agent_and_kind_a_minute_then_one_that_says_the_rest() -> None:
@@ -38,14 +37,24 @@ def test_one_alert_per_agent_and_kind_a_minute_then_one_that_says_the_rest() -> 
     alerts.agent(_agent("Hilbert", "needs-permission", "run `rm -rf build`?"))
     assert len(written) == 1 and written[0].startswith("\x07")
     assert "Hilbert needs you: run `rm -rf build`?" in written[0]
-    for state, question in (("working", ""), ("needs-permission", "a?"), ("working", ""),
-                            ("needs-permission", "b?"), ("working", ""),
-                            ("needs-permission", "c?")):  # flapping
+    for state, question in (
+        ("working", ""),
+        ("needs-permission", "a?"),
+        ("working", ""),
+        ("needs-permission", "b?"),
+        ("working", ""),
+        ("needs-permission", "c?"),
+    ):  # flapping
         now[0] += 5
         alerts.agent(_agent("Hilbert", state, question))
     assert len(written) == 1  # coalesced within the minute
-    alerts.look(FleetView(Snapshot(fleet="f", layout_path="f.toml", engine_pid=0,
-                                   agents=[], hosts=[], work=Work())))
+    alerts.look(
+        FleetView(
+            Snapshot(
+                fleet="f", layout_path="f.toml", engine_pid=0, agents=[], hosts=[], work=Work()
+            )
+        )
+    )
     assert len(written) == 1  # the window is still open: nothing trails yet
     now[0] += 45  # the minute is over: one alert says what came in it, the last one last
     alerts.release()
@@ -84,7 +93,8 @@ async def test_the_view_rings_when_an_agent_starts_to_wait(tmp_path: Path) -> No
         app.alerts.write = written.append  # what would go to the terminal
         gauss = app.view.agents["Gauss"]
         app.view.agents["Gauss"] = gauss.model_copy(
-            update={"state": "needs-permission", "question": "Bash(pytest -q)"})
+            update={"state": "needs-permission", "question": "Bash(pytest -q)"}
+        )
         app.bridge.agent_changed("Gauss")
         await until(lambda: app.alerts.sent, what="an alert for Gauss")
         assert app.alerts.sent == [("Gauss", "Gauss needs you: Bash(pytest -q)")]
@@ -96,9 +106,16 @@ def test_a_prompt_already_waiting_when_the_view_opens_rings_once() -> None:
     written: list[str] = []
     now = [1000.0]
     alerts = Alerts(written.append, clock=lambda: now[0])
-    view = FleetView(Snapshot(fleet="f", layout_path="f.toml", engine_pid=0, hosts=[],
-                              agents=[_agent("Gauss", "needs-permission", "Bash(ls)"),
-                                      _agent("Hilbert", "idle")], work=Work()))
+    view = FleetView(
+        Snapshot(
+            fleet="f",
+            layout_path="f.toml",
+            engine_pid=0,
+            hosts=[],
+            agents=[_agent("Gauss", "needs-permission", "Bash(ls)"), _agent("Hilbert", "idle")],
+            work=Work(),
+        )
+    )
     alerts.look(view)  # the view opens
     assert len(written) == 1 and "Gauss needs you: Bash(ls)" in written[0]
     for _ in range(3):  # every second after, and after a reconnect: no news
@@ -108,11 +125,17 @@ def test_a_prompt_already_waiting_when_the_view_opens_rings_once() -> None:
 
 
 def _judged(verdicts: list[VerdictView]) -> FleetView:
-    tasks = [TaskView(id=7, agent="Gauss", spec="Port the parser\nwith tests",
-                      status="incomplete")]
-    return FleetView(Snapshot(fleet="f", layout_path="f.toml", engine_pid=0, hosts=[],
-                              agents=[_agent("Gauss", "working")],
-                              work=Work(tasks=tasks, verdicts=verdicts)))
+    tasks = [TaskView(id=7, agent="Gauss", spec="Port the parser\nwith tests", status="incomplete")]
+    return FleetView(
+        Snapshot(
+            fleet="f",
+            layout_path="f.toml",
+            engine_pid=0,
+            hosts=[],
+            agents=[_agent("Gauss", "working")],
+            work=Work(tasks=tasks, verdicts=verdicts),
+        )
+    )
 
 
 def test_a_new_verdict_rings_with_its_task_and_the_old_ones_do_not() -> None:
@@ -128,8 +151,13 @@ def test_a_new_verdict_rings_with_its_task_and_the_old_ones_do_not() -> None:
     alerts.look(view)
     assert len(written) == 1
     assert "Gauss's task #7 is complete (Jude): Port the parser" in written[0]
-    again = VerdictView(task=7, time=300.0, judge="verify", verdict="incomplete",
-                        reasons="the verify command failed")
+    again = VerdictView(
+        task=7,
+        time=300.0,
+        judge="verify",
+        verdict="incomplete",
+        reasons="the verify command failed",
+    )
     view.set_work(_judged([old, new, again]).work)
     alerts.look(view)  # within the minute: held, then said at its end
     assert len(written) == 1
@@ -163,23 +191,36 @@ def test_only_the_kinds_the_layout_names_ring() -> None:
 
 async def test_the_view_rings_for_a_verdict_and_a_stall(tmp_path: Path) -> None:
     view = still_fleet(tmp_path, count=4)
-    view.set_work(Work(tasks=[TaskView(id=1, agent="Hilbert", spec="Port the parser",
-                                       status="in-progress")]))
+    view.set_work(
+        Work(tasks=[TaskView(id=1, agent="Hilbert", spec="Port the parser", status="in-progress")])
+    )
     app = SwarmApp(FakeClient(view))
     async with app.run_test(size=(120, 40)):
         await until(lambda: hasattr(app, "alerts"), what="the view mounted")
         app.alerts.sent.clear()
         app.alerts.write = lambda text: None
-        view.set_work(Work(tasks=view.work.tasks, verdicts=[VerdictView(
-            task=1, time=5.0, judge="Jude", verdict="incomplete", reasons="no tests")]))
+        view.set_work(
+            Work(
+                tasks=view.work.tasks,
+                verdicts=[
+                    VerdictView(
+                        task=1, time=5.0, judge="Jude", verdict="incomplete", reasons="no tests"
+                    )
+                ],
+            )
+        )
         app.bridge.work_changed()
         await until(lambda: app.alerts.sent, what="an alert for the verdict")
-        assert app.alerts.sent == [(
-            "Hilbert", "Hilbert's task #1 is incomplete (Jude): Port the parser — no tests")]
+        assert app.alerts.sent == [
+            ("Hilbert", "Hilbert's task #1 is incomplete (Jude): Port the parser — no tests")
+        ]
         hilbert = view.agents["Hilbert"]
         view.agents["Hilbert"] = hilbert.model_copy(
-            update={"stalled": "idle for 20m with its task open: Port the parser"})
+            update={"stalled": "idle for 20m with its task open: Port the parser"}
+        )
         app.bridge.agent_changed("Hilbert")
         await until(lambda: len(app.alerts.sent) == 2, what="an alert for the stall")
         assert app.alerts.sent[1] == (
-            "Hilbert", "Hilbert stalled: idle for 20m with its task open: Port the parser")
+            "Hilbert",
+            "Hilbert stalled: idle for 20m with its task open: Port the parser",
+        )

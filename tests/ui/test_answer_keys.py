@@ -104,8 +104,13 @@ class AnsweringClient(FakeClient):
         question: str | None = None,
         options: Iterable[tuple[str, str]] | None = None,
     ) -> dict[str, Any]:
-        self._asked("answer", name=name, choice=choice, question=question,
-                    options=None if options is None else [tuple(o) for o in options])
+        self._asked(
+            "answer",
+            name=name,
+            choice=choice,
+            question=question,
+            options=None if options is None else [tuple(o) for o in options],
+        )
         if self.held is not None:
             await self.held.wait()
         if self.refuse:
@@ -153,8 +158,7 @@ async def test_keys_answer_the_selected_agent_and_only_one_that_asks(tmp_path: P
         await pilot.press("n")
         await until(lambda: len(client.asked("answer")) == 2, 5, "two answers")
         question = "Do you want to proceed? (Bash command: make)"
-        options = [("1", "Yes"), ("2", "Yes, and don't ask again for make commands"),
-                   ("3", "No")]
+        options = [("1", "Yes"), ("2", "Yes, and don't ask again for make commands"), ("3", "No")]
         assert client.asked("answer") == [  # the dialog as the view showed it
             {"name": "Noether", "choice": "2", "question": question, "options": options},
             {"name": "Noether", "choice": "no", "question": question, "options": options},
@@ -261,8 +265,12 @@ async def test_a_key_pressed_twice_never_answers_an_agent_the_selection_moved_to
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
         await pilot.press("slash", *"needs", "enter")
-        await until(lambda: app.order == ["Noether", "Kovalevskaya"], 5, "the filter",
-                    lambda: repr(app.order))
+        await until(
+            lambda: app.order == ["Noether", "Kovalevskaya"],
+            5,
+            "the filter",
+            lambda: repr(app.order),
+        )
         app.select_name("Noether")
         await pilot.press("y")
         await until(lambda: len(client.asked("answer")) == 1, 5, "Noether answered")
@@ -271,8 +279,12 @@ async def test_a_key_pressed_twice_never_answers_an_agent_the_selection_moved_to
         app.bridge.agent_changed("Noether")
         await until(lambda: app.current_name() == "Kovalevskaya", 5, "the selection moved")
         await pilot.press("y")
-        await until(lambda: any("moved to Kovalevskaya by itself" in n for n in notes(app)), 5,
-                    "why the key answered nothing", lambda: repr(notes(app)))
+        await until(
+            lambda: any("moved to Kovalevskaya by itself" in n for n in notes(app)),
+            5,
+            "why the key answered nothing",
+            lambda: repr(notes(app)),
+        )
         assert [a["name"] for a in client.asked("answer")] == ["Noether"]
         await pilot.press("y")  # looked at, pressed again: it answers
         await until(lambda: len(client.asked("answer")) == 2, 5, "Kovalevskaya answered")

@@ -35,8 +35,7 @@ async def test_tiles_show_each_agents_live_output(live: Live) -> None:
             await until(shows_own_screen(tile, name), what=f"{name}'s screen in its tile")
         # what the tile draws is the agent's screen, not markup: the line renders as written
         tile = tiles[0]
-        rendered = "".join(seg.text for y in range(tile.size.height)
-                           for seg in tile.render_line(y))
+        rendered = "".join(seg.text for y in range(tile.size.height) for seg in tile.render_line(y))
         assert "mock-agent 1.0" in rendered
 
 
@@ -60,8 +59,10 @@ async def test_prompt_injects_into_selected_agent(live: Live, tmp_path: Path) ->
 async def test_prompt_to_a_role_and_to_marked_agents(live: Live, tmp_path: Path) -> None:
     app = SwarmApp(live.client)
     async with app.run_test(size=(160, 48)) as pilot:
-        await until(lambda: all(a.tracker.ready for a in live.fleet.agents.values()),
-                    what="all agents ready")
+        await until(
+            lambda: all(a.tracker.ready for a in live.fleet.agents.values()),
+            what="all agents ready",
+        )
         await pilot.press("r")  # starts on the selected agent's role: planner (Gauss)
         assert text_of(app.screen.query_one("#prompt-target")).startswith("To: role planner")
         await pilot.press(*"plan it", "enter")
@@ -85,8 +86,11 @@ async def test_focus_label_edit_shows_in_sidebar_and_is_kept(live: Live) -> None
         await until(lambda: live.fleet.agents["Gauss"].focus == "benchmarks only")
         assert live.store.focus("Gauss") == "benchmarks only"
         sidebar = app.query_one(Sidebar)
-        await until(lambda: "benchmarks only" in text_of(sidebar), what="the sidebar's label",
-                    detail=lambda: text_of(sidebar))
+        await until(
+            lambda: "benchmarks only" in text_of(sidebar),
+            what="the sidebar's label",
+            detail=lambda: text_of(sidebar),
+        )
         tile = next(t for t in shown_tiles(app) if t.agent and t.agent.name == "Gauss")
         await until(lambda: tile.border_subtitle == "benchmarks only", what="the tile's label")
 
@@ -122,8 +126,7 @@ async def test_pages_when_the_fleet_does_not_fit(live: Live) -> None:
         assert app.current_name() in second
 
 
-async def test_empty_prompt_is_refused_and_sends_nothing(live: Live, tmp_path: Path
-                                                         ) -> None:
+async def test_empty_prompt_is_refused_and_sends_nothing(live: Live, tmp_path: Path) -> None:
     app = SwarmApp(live.client)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("i", "space", "enter")
@@ -137,8 +140,9 @@ async def test_empty_prompt_is_refused_and_sends_nothing(live: Live, tmp_path: P
         assert [m for m in live.store.messages() if m.sender == "human"] == []
 
 
-async def test_prompt_inserts_a_skill_with_completion_and_preview(live: Live,
-                                                                  tmp_path: Path) -> None:
+async def test_prompt_inserts_a_skill_with_completion_and_preview(
+    live: Live, tmp_path: Path
+) -> None:
     app = SwarmApp(live.client)
     async with app.run_test(size=(160, 48)) as pilot:
         await until(lambda: live.fleet.agents["Gauss"].tracker.ready, what="Gauss ready")

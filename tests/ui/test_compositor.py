@@ -29,7 +29,7 @@ def cells(sequence: str) -> dict[tuple[int, int], tuple[str, str]]:
     style = ""
     pos = 0
     for m in _SEQ.finditer(sequence):
-        for ch in sequence[pos:m.start()]:
+        for ch in sequence[pos : m.start()]:
             out[(y, x)] = (ch, style)
             x += 1
         pos = m.end()
@@ -62,10 +62,19 @@ def test_a_tiles_rows_are_written_as_textual_writes_them() -> None:
     """Rows written in place are the bytes Textual's LayoutUpdate writes (plain, styled,
     wide characters; at the screen's corner and inside it)."""
     console = Console(color_system="truecolor", force_terminal=True, width=200)
-    rows = [[Strip([Segment("plain row   ")])],
-            [Strip([Segment("bold ", Style(bold=True)), Segment("red", Style(color="red")),
-                    Segment(" 日本", Style(bgcolor="#102030"))])],
-            [Strip([Segment(" " * 12, Style(bgcolor="blue"))])]]
+    rows = [
+        [Strip([Segment("plain row   ")])],
+        [
+            Strip(
+                [
+                    Segment("bold ", Style(bold=True)),
+                    Segment("red", Style(color="red")),
+                    Segment(" 日本", Style(bgcolor="#102030")),
+                ]
+            )
+        ],
+        [Strip([Segment(" " * 12, Style(bgcolor="blue"))])],
+    ]
     for region in (Region(0, 0, 12, 3), Region(37, 14, 12, 3)):
         ours = RowsUpdate(rows, region).render_segments(console)
         assert ours == LayoutUpdate(rows, region).render_segments(console)
@@ -75,6 +84,7 @@ def test_a_tiles_rows_are_written_as_textual_writes_them() -> None:
 async def test_two_far_tiles_are_drawn_alone_and_the_same(tmp_path: Path) -> None:
     app = SwarmApp(FakeClient(still_fleet(tmp_path, count=12)))
     async with app.run_test(size=(160, 48), notifications=True):
+
         def shown() -> list[AgentTile]:
             return [t for t in app._tiles if t.name_shown is not None and t.region]
 
@@ -87,8 +97,9 @@ async def test_two_far_tiles_are_drawn_alone_and_the_same(tmp_path: Path) -> Non
         assert not first.region.overlaps(last.region)
         for tile in (first, last):
             assert tile.name_shown is not None
-            app.view.screens[tile.name_shown] = [f"{tile.name_shown} new line {i}"
-                                                 for i in range(30)]
+            app.view.screens[tile.name_shown] = [
+                f"{tile.name_shown} new line {i}" for i in range(30)
+            ]
             tile.update_screen()
         calls = []
         original = middle.render_lines
@@ -115,9 +126,11 @@ async def test_two_far_tiles_are_drawn_alone_and_the_same(tmp_path: Path) -> Non
 
         # a notification over the last tile: that area is cut and joined (the toast on top)
         app.notify("a toast over the corner tile " * 3, timeout=30)
-        await until(lambda: any(t.region.overlaps(last.region)
-                                for t in app.screen.query(Toast)), what="a toast on the tile",
-                    detail=lambda: f"{[t.region for t in app.screen.query(Toast)]} {last.region}")
+        await until(
+            lambda: any(t.region.overlaps(last.region) for t in app.screen.query(Toast)),
+            what="a toast on the tile",
+            detail=lambda: f"{[t.region for t in app.screen.query(Toast)]} {last.region}",
+        )
         ours, _ = drawn(compositor.render_partial_update)
         textuals, _ = drawn(lambda: Compositor.render_partial_update(compositor))
         assert cells(ours) == cells(textuals)

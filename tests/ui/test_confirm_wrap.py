@@ -9,8 +9,10 @@ from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.confirm import ConfirmScreen
 from tests.ui.conftest import FakeClient, still_fleet, text_of, until
 
-QUESTION = ("Overwrite /home/someone/.config/swarm/layouts/a-rather-long-fleet-name-for-"
-            "the-night.toml, saved 3 hours ago by another swarm, with this fleet as it is?")
+QUESTION = (
+    "Overwrite /home/someone/.config/swarm/layouts/a-rather-long-fleet-name-for-"
+    "the-night.toml, saved 3 hours ago by another swarm, with this fleet as it is?"
+)
 
 
 async def test_a_long_question_wraps_in_its_box(tmp_path: Path) -> None:

@@ -41,7 +41,8 @@ def set_agent(view: FleetView, **update: object) -> None:
 
 
 async def test_going_idle_reads_again_keeping_the_line_its_place_and_the_comments(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     first, later = two_readings(tmp_path)
     client = client_for(tmp_path, first, later)
     app = SwarmApp(client)
@@ -55,20 +56,23 @@ async def test_going_idle_reads_again_keeping_the_line_its_place_and_the_comment
         assert client.view is not None and client.view.agents["Gauss"].state == "working"
         assert len(client.asked("diff")) == 1
         set_agent(client.view, state="idle", state_since=2e9)
-        await until(lambda: any("aaa.py" in r for r in all_rows(log)),
-                    what="the change read again by itself")
+        await until(
+            lambda: any("aaa.py" in r for r in all_rows(log)),
+            what="the change read again by itself",
+        )
         assert len(client.asked("diff")) == 2
         # the same line under the cursor, at the same place on screen, though rows moved
         assert log.current.anchor == anchor
         assert log.cursor - int(log.scroll_y) == on_screen
         assert "✎ unused import" in "\n".join(all_rows(log))  # not sent: still there
         assert screen.comments
-        await until(lambda: "read again: Gauss went idle" in status(screen),
-                    what="why it was read again, said")
+        await until(
+            lambda: "read again: Gauss went idle" in status(screen),
+            what="why it was read again, said",
+        )
 
 
-async def test_a_new_change_size_reads_again_but_not_under_the_comment_line(
-        tmp_path: Path) -> None:
+async def test_a_new_change_size_reads_again_but_not_under_the_comment_line(tmp_path: Path) -> None:
     first, later = two_readings(tmp_path)
     client = client_for(tmp_path, first, later)
     app = SwarmApp(client)
@@ -99,21 +103,31 @@ async def test_a_reading_with_nothing_new_is_not_announced(tmp_path: Path) -> No
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_diff(app, pilot)
         assert client.view is not None
-        set_agent(client.view, changes=ChangeView(added=10, deleted=4, files=6,
-                                                  conflicts=False))
+        set_agent(client.view, changes=ChangeView(added=10, deleted=4, files=6, conflicts=False))
         await until(lambda: len(client.asked("diff")) == 2, what="read again")
-        await until(lambda: not [w for w in screen.workers if w.group == "diff"
-                                 and w.is_running], what="the reading done")
+        await until(
+            lambda: not [w for w in screen.workers if w.group == "diff" and w.is_running],
+            what="the reading done",
+        )
         assert "read again" not in status(screen)
 
 
 def delivered(message_id: int, status: str, detail: str = "") -> MessageView:
-    return MessageView(id=message_id, created=0, sender="human", recipient="Gauss",
-                       text="Review of your change:", status=status, updated=1, detail=detail)
+    return MessageView(
+        id=message_id,
+        created=0,
+        sender="human",
+        recipient="Gauss",
+        text="Review of your change:",
+        status=status,
+        updated=1,
+        detail=detail,
+    )
 
 
 async def test_the_review_is_followed_until_delivered_then_gone_after_a_reading(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     first, later = two_readings(tmp_path)
     client = client_for(tmp_path, first, later)
     app = SwarmApp(client)
@@ -121,18 +135,23 @@ async def test_the_review_is_followed_until_delivered_then_gone_after_a_reading(
         screen = await open_diff(app, pilot)
         await comment(pilot, screen, "+import json", "unused import")
         await pilot.press("enter")
-        await until(lambda: "review queued for Gauss: 1 comment" in status(screen),
-                    what="queued, said")
+        await until(
+            lambda: "review queued for Gauss: 1 comment" in status(screen), what="queued, said"
+        )
         assert client.view is not None
         client.view.note_message(delivered(1, "sending"))
         client.view.note_message(delivered(1, "delivered"))
-        await until(lambda: "review delivered to Gauss: 1 comment" in status(screen),
-                    what="delivered, said")
+        await until(
+            lambda: "review delivered to Gauss: 1 comment" in status(screen), what="delivered, said"
+        )
         # the agent's turn on it ends: the change is read again, and the review is over
         set_agent(client.view, state="idle", state_since=2e9)
         await until(lambda: len(client.asked("diff")) == 2, what="read again")
-        await until(lambda: "review" not in status(screen), what="the review's word gone",
-                    detail=lambda: status(screen))
+        await until(
+            lambda: "review" not in status(screen),
+            what="the review's word gone",
+            detail=lambda: status(screen),
+        )
 
 
 async def test_a_review_not_delivered_gives_its_comments_back(tmp_path: Path) -> None:
@@ -148,13 +167,21 @@ async def test_a_review_not_delivered_gives_its_comments_back(tmp_path: Path) ->
         client.view.note_message(delivered(1, "failed", "Gauss exited before it was typed"))
         await until(lambda: screen.comments, what="the comments back")
         assert list(screen.comments.values()) == ["unused import"]
+
         def said() -> str:
             return " ".join(text_of(screen.query_one("#diff-said")).split())
 
-        await until(lambda: said() == (
-            "review not delivered to Gauss (failed: Gauss exited before it was typed); its "
-            "comments are back: enter sends them again"), what="the refusal said",
-            detail=said)
+        await until(
+            lambda: (
+                said()
+                == (
+                    "review not delivered to Gauss (failed: Gauss exited before it was typed); its "
+                    "comments are back: enter sends them again"
+                )
+            ),
+            what="the refusal said",
+            detail=said,
+        )
         assert "review queued" not in status(screen)
         assert "1 comment: enter sends it to Gauss" in status(screen)
 
@@ -162,9 +189,11 @@ async def test_a_review_not_delivered_gives_its_comments_back(tmp_path: Path) ->
 def test_a_place_is_found_again_in_a_new_reading() -> None:
     """The cursor's line; when it went, the nearest line of its file; a hunk's header, the
     file's hunk of that rank (or its last); a file gone, the same row."""
+
     def doc(patch: str) -> tuple[Document, list[Row]]:
-        d = Document(DiffView(agent="Gauss", worktree="/w", branch="b", base="main",
-                              committed=patch))
+        d = Document(
+            DiffView(agent="Gauss", worktree="/w", branch="b", base="main", committed=patch)
+        )
         return d, d.with_comments({})
 
     def at(d: Document, rows: list[Row], text: str, kind: str = "code") -> int:
@@ -172,8 +201,10 @@ def test_a_place_is_found_again_in_a_new_reading() -> None:
 
     head = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n"
     first, rows1 = doc(head + "@@ -1,2 +1,3 @@\n x\n+y\n z\n@@ -20,1 +21,1 @@\n-old\n+new\n")
-    later, rows2 = doc("diff --git a/0.py b/0.py\n--- /dev/null\n+++ b/0.py\n"
-                       "@@ -0,0 +1,2 @@\n+A\n+B\n" + head + "@@ -5,2 +5,2 @@\n a\n-b\n+c\n")
+    later, rows2 = doc(
+        "diff --git a/0.py b/0.py\n--- /dev/null\n+++ b/0.py\n"
+        "@@ -0,0 +1,2 @@\n+A\n+B\n" + head + "@@ -5,2 +5,2 @@\n a\n-b\n+c\n"
+    )
     moved = later.locate(rows2, first.place(rows1, at(first, rows1, "y")))
     assert rows2[moved].anchor == Anchor("a.py", 5)  # line 2 went: line 5 is the nearest
     hunk = first.place(rows1, at(first, rows1, "@@ -20,1 +21,1 @@", "hunk"))

@@ -19,11 +19,15 @@ from tests.ui.diffrepo import real_change
 from tests.ui.test_diff_view import client_for, cursor_to, open_diff
 
 SIZES = [(80, 24), (120, 40), (200, 55)]
-LONG = {"branch": "swarm/a-fleet-with-a-long-name/Gauss-the-prince-of-mathematicians",
-        "worktree": "/home/someone/work/trees/a-fleet-with-a-long-name/Gauss-the-prince",
-        "conflicts": [f"src/module_{i}/implementation.py" for i in range(6)]}
-REFUSAL = ("Gauss is exited: nothing is delivered to it; start it again with `swarm fresh "
-           "Gauss` or take it out of the layout file /home/someone/layouts/a-long-name.toml")
+LONG = {
+    "branch": "swarm/a-fleet-with-a-long-name/Gauss-the-prince-of-mathematicians",
+    "worktree": "/home/someone/work/trees/a-fleet-with-a-long-name/Gauss-the-prince",
+    "conflicts": [f"src/module_{i}/implementation.py" for i in range(6)],
+}
+REFUSAL = (
+    "Gauss is exited: nothing is delivered to it; start it again with `swarm fresh "
+    "Gauss` or take it out of the layout file /home/someone/layouts/a-long-name.toml"
+)
 
 
 @pytest.fixture
@@ -37,7 +41,8 @@ def lines_of(screen: DiffScreen, selector: str) -> list[str]:
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_the_head_and_the_keys_fit_and_say_where_they_are_cut(
-        tmp_path: Path, change: DiffView, size: tuple[int, int]) -> None:
+    tmp_path: Path, change: DiffView, size: tuple[int, int]
+) -> None:
     app = SwarmApp(client_for(tmp_path, change))
     async with app.run_test(size=size) as pilot:
         screen = await open_diff(app, pilot)
@@ -53,8 +58,15 @@ async def test_the_head_and_the_keys_fit_and_say_where_they_are_cut(
         keys = lines_of(screen, "#diff-keys")
         assert all(cell_len(ln.strip()) <= inner for ln in keys), keys
         hint = " · ".join(ln.strip() for ln in keys)
-        for key in ("] / [ next/prev file", "c comment", "x delete comment",
-                    "enter send review", "M merge", "r read again", "esc / q close"):
+        for key in (
+            "] / [ next/prev file",
+            "c comment",
+            "x delete comment",
+            "enter send review",
+            "M merge",
+            "r read again",
+            "esc / q close",
+        ):
             assert key in hint, (key, keys)
         if size[0] == 80:  # two lines there, an item never split across them
             assert len(keys) == 2
@@ -64,7 +76,8 @@ async def test_the_head_and_the_keys_fit_and_say_where_they_are_cut(
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_a_long_refusal_is_said_whole_between_the_status_and_the_keys(
-        tmp_path: Path, change: DiffView, size: tuple[int, int]) -> None:
+    tmp_path: Path, change: DiffView, size: tuple[int, int]
+) -> None:
     client = client_for(tmp_path, change)
     client.send_refusal = REFUSAL
     app = SwarmApp(client)
@@ -85,10 +98,12 @@ async def test_a_long_refusal_is_said_whole_between_the_status_and_the_keys(
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
-@pytest.mark.parametrize("line", ["+import json", "+    name = argv[1] if len(argv) > 1 "
-                                                  'else "swarm"'])
+@pytest.mark.parametrize(
+    "line", ["+import json", '+    name = argv[1] if len(argv) > 1 else "swarm"']
+)
 async def test_the_comment_line_leaves_its_line_in_sight(
-        tmp_path: Path, change: DiffView, size: tuple[int, int], line: str) -> None:
+    tmp_path: Path, change: DiffView, size: tuple[int, int], line: str
+) -> None:
     """A line near the top of the change, and the last hunk's line (the view cannot
     scroll it up without blank rows after the last)."""
     app = SwarmApp(client_for(tmp_path, change))
@@ -104,9 +119,11 @@ async def test_the_comment_line_leaves_its_line_in_sight(
         def line_y() -> int:
             return log.content_region.y + log.cursor - int(log.scroll_y)
 
-        await until(lambda: box.region.height and log.content_region.y <= line_y()
-                    < box.region.y, what="the line above the box",
-                    detail=lambda: f"line at {line_y()}, box at {box.region}")
+        await until(
+            lambda: box.region.height and log.content_region.y <= line_y() < box.region.y,
+            what="the line above the box",
+            detail=lambda: f"line at {line_y()}, box at {box.region}",
+        )
         assert log.cursor == at
         assert box.region.bottom == size[1]  # docked at the bottom, the whole width
         assert box.region.width == size[0]
@@ -117,8 +134,9 @@ async def test_the_comment_line_leaves_its_line_in_sight(
         assert log.virtual_size.height == len(log.rows)  # the blank rows gone with the box
 
 
-async def test_the_merge_question_leaves_the_head_in_sight(tmp_path: Path,
-                                                           change: DiffView) -> None:
+async def test_the_merge_question_leaves_the_head_in_sight(
+    tmp_path: Path, change: DiffView
+) -> None:
     """And a note shown then floats above the question."""
     app = SwarmApp(client_for(tmp_path, change))
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
@@ -134,11 +152,14 @@ async def test_the_merge_question_leaves_the_head_in_sight(tmp_path: Path,
         words = " ".join(text_of(question).split())
         assert words.startswith(f"Merge {LONG['branch']} → main (+6 −3, 5 files committed)")
         box = app.screen.query_one("#merge-box")
-        await until(lambda: app.screen.query("Toast") and
-                    app.screen.query("Toast").first().region.bottom <= box.region.y,
-                    what="the note above the question",
-                    detail=lambda: f"{[t.region for t in app.screen.query('Toast')]} over "
-                                   f"{box.region}")
+        await until(
+            lambda: (
+                app.screen.query("Toast")
+                and app.screen.query("Toast").first().region.bottom <= box.region.y
+            ),
+            what="the note above the question",
+            detail=lambda: f"{[t.region for t in app.screen.query('Toast')]} over {box.region}",
+        )
 
 
 async def test_notes_float_above_the_status_line(tmp_path: Path, change: DiffView) -> None:

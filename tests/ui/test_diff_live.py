@@ -32,7 +32,8 @@ async def worktree_fleet(tmp_path: Path, swarm_home: Path) -> AsyncIterator[Live
     layout.write_text(
         'name = "wtui"\n[[agents]]\nname = "Gauss"\ncli = "mock"\nfocus = "checks"\n'
         f'args = {FAST}\nenv = {{ SWARM_MOCK_LOG = "{tmp_path / "Gauss.log"}" }}\n'
-        f'worktree = true\nrepo = "{repo}"\n')
+        f'worktree = true\nrepo = "{repo}"\n'
+    )
     live = await start_live(layout, swarm_home)
     try:
         yield live
@@ -41,13 +42,16 @@ async def worktree_fleet(tmp_path: Path, swarm_home: Path) -> AsyncIterator[Live
 
 
 async def test_d_shows_the_worktree_and_a_review_reaches_the_agent(
-        worktree_fleet: Live, tmp_path: Path) -> None:
+    worktree_fleet: Live, tmp_path: Path
+) -> None:
     live = worktree_fleet
     workdir = Path(live.fleet.agents["Gauss"].workdir)
     assert git(workdir, "symbolic-ref", "--short", "HEAD").strip() == "swarm/wtui/Gauss"
     (workdir / "checked.py").write_text(NOTE)  # untracked, written after the agent started
-    await until(lambda: live.view.agents["Gauss"].changes is not None,
-                what="the engine's first reading of Gauss's change")
+    await until(
+        lambda: live.view.agents["Gauss"].changes is not None,
+        what="the engine's first reading of Gauss's change",
+    )
     app = SwarmApp(live.client)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(lambda: app.current_name() == "Gauss", what="Gauss selected")
@@ -75,18 +79,27 @@ async def test_d_shows_the_worktree_and_a_review_reaches_the_agent(
         assert not any("later.py" in r for r in rows())
         await pilot.press("enter")
         text = "Review of your change:\nchecked.py:2: say why 41"
-        await until(lambda: text in received(tmp_path, "Gauss"), 30,
-                    "the review delivered to Gauss",
-                    detail=lambda: repr(received(tmp_path, "Gauss")))
+        await until(
+            lambda: text in received(tmp_path, "Gauss"),
+            30,
+            "the review delivered to Gauss",
+            detail=lambda: repr(received(tmp_path, "Gauss")),
+        )
         assert not screen.comments
         # the message delivered (said until the change is next read), then the agent idle
         # again: the change read again by itself, the review's word gone with it
-        await until(lambda: screen.review is None or screen.review.delivered, 30,
-                    "the review followed to its delivery")
+        await until(
+            lambda: screen.review is None or screen.review.delivered,
+            30,
+            "the review followed to its delivery",
+        )
         assert not screen.said and not screen.comments  # (not refused, nothing came back)
-        await until(lambda: ["later.py", "+1", "new,", "untracked"] in [r.split() for r in rows()],
-                    30, "the change read again when Gauss went idle",
-                    detail=lambda: "\n".join(rows()))
+        await until(
+            lambda: ["later.py", "+1", "new,", "untracked"] in [r.split() for r in rows()],
+            30,
+            "the change read again when Gauss went idle",
+            detail=lambda: "\n".join(rows()),
+        )
         await until(lambda: screen.review is None, what="the review's word gone")
         journal = [m for m in live.store.messages(limit=20) if m.recipient == "Gauss"]
         assert [m.text for m in journal if m.text.startswith("Review of")] == [text]

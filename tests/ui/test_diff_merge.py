@@ -22,15 +22,19 @@ def change(tmp_path: Path) -> DiffView:
 
 
 def question(app: SwarmApp) -> str:
-    return "\n".join(ln.rstrip() for ln in
-                     text_of(app.screen.query_one("#confirm-question")).splitlines())
+    return "\n".join(
+        ln.rstrip() for ln in text_of(app.screen.query_one("#confirm-question")).splitlines()
+    )
 
 
 async def test_merge_asks_with_what_it_would_do_then_says_what_was_done(
-        tmp_path: Path, change: DiffView) -> None:
+    tmp_path: Path, change: DiffView
+) -> None:
     client = client_for(tmp_path, change)
-    client.would = ("would merge 3 commit(s) of swarm/ui/Gauss into main; 1 uncommitted "
-                    "file(s) stay in Gauss's worktree")
+    client.would = (
+        "would merge 3 commit(s) of swarm/ui/Gauss into main; 1 uncommitted "
+        "file(s) stay in Gauss's worktree"
+    )
     app = SwarmApp(client)
     said = said_by(app)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -40,9 +44,11 @@ async def test_merge_asks_with_what_it_would_do_then_says_what_was_done(
         assert question(app) == (
             "Merge swarm/ui/Gauss → main (+6 −3, 5 files committed)?\n"
             "Would merge 3 commit(s) of swarm/ui/Gauss into main; 1 uncommitted file(s) "
-            "stay in Gauss's worktree.")
-        assert client.asked("merge-check") == [{"name": "Gauss", "into": "", "squash": False,
-                                                "force": False}]
+            "stay in Gauss's worktree."
+        )
+        assert client.asked("merge-check") == [
+            {"name": "Gauss", "into": "", "squash": False, "force": False}
+        ]
         await pilot.press("n")
         await until(lambda: app.screen is screen, what="not merged")
         assert client.asked("merge") == []
@@ -50,8 +56,9 @@ async def test_merge_asks_with_what_it_would_do_then_says_what_was_done(
         await until(lambda: isinstance(app.screen, ConfirmScreen), what="the question again")
         await pilot.press("y")
         await until(lambda: client.asked("merge"), what="the merge asked")
-        assert client.asked("merge") == [{"name": "Gauss", "into": "", "squash": False,
-                                          "force": False}]
+        assert client.asked("merge") == [
+            {"name": "Gauss", "into": "", "squash": False, "force": False}
+        ]
         await until(lambda: client.merged in said, what="what was done, said")
         await until(lambda: len(client.asked("diff")) == 2, what="the change read again")
 
@@ -71,7 +78,8 @@ async def test_a_refusal_comes_before_any_question(tmp_path: Path, change: DiffV
 
 
 async def test_a_task_not_complete_asks_merge_anyway_and_yes_forces_it(
-        tmp_path: Path, change: DiffView) -> None:
+    tmp_path: Path, change: DiffView
+) -> None:
     client = client_for(tmp_path, change)
     client.gate = "Gauss's task #2 is working, not complete: nothing was merged"
     app = SwarmApp(client)
@@ -81,7 +89,8 @@ async def test_a_task_not_complete_asks_merge_anyway_and_yes_forces_it(
         await until(lambda: isinstance(app.screen, ConfirmScreen), what="the question")
         assert question(app) == (
             "Gauss's task #2 is working, not complete: nothing was merged.\n"
-            "Merge anyway: swarm/ui/Gauss → main (+6 −3, 5 files committed)?")
+            "Merge anyway: swarm/ui/Gauss → main (+6 −3, 5 files committed)?"
+        )
         await pilot.press("y")
         await until(lambda: client.asked("merge"), what="the forced merge")
         assert client.asked("merge")[0]["force"] is True

@@ -30,21 +30,33 @@ def by_path(patches: list[FilePatch]) -> dict[str, FilePatch]:
 def test_a_real_change_reads_as_git_wrote_it(tmp_path: Path) -> None:
     view = real_change(tmp_path)
     committed = by_path(parse(view.committed))
-    assert list(committed) == ["gone.txt", "logo.png", "src/app.py", "src/new_name.py",
-                               "src/tail.txt"]
+    assert list(committed) == [
+        "gone.txt",
+        "logo.png",
+        "src/app.py",
+        "src/new_name.py",
+        "src/tail.txt",
+    ]
     gone, logo, app, renamed, tail = committed.values()
     assert (gone.status, gone.added, gone.deleted) == ("deleted", 0, 1)
     assert gone.hunks[0].lines == [Line("-", "this file goes", 1, 0)]
     assert (logo.status, logo.binary, logo.hunks) == ("new", True, [])
     assert (renamed.status, renamed.old_path) == ("renamed", "src/old_name.py")
     assert [(ln.kind, ln.text) for ln in renamed.hunks[0].lines if ln.kind != " "] == [
-        ("-", "    return text.split()"), ("+", "    return text.split(',')")]
+        ("-", "    return text.split()"),
+        ("+", "    return text.split(',')"),
+    ]
     # two hunks, each numbered from its header, both sides
     assert [(h.header, h.section) for h in app.hunks] == [
-        ("@@ -2,6 +2,7 @@", ""), ("@@ -12,7 +13,7 @@", "def main(argv: list[str]) -> int:")]
+        ("@@ -2,6 +2,7 @@", ""),
+        ("@@ -12,7 +13,7 @@", "def main(argv: list[str]) -> int:"),
+    ]
     changed = [ln for h in app.hunks for ln in h.lines if ln.kind != " "]
-    assert changed == [Line("+", "import json", 0, 5), Line("-", "    return value * 2", 15, 0),
-                       Line("+", "    return value * 3", 0, 16)]
+    assert changed == [
+        Line("+", "import json", 0, 5),
+        Line("-", "    return value * 2", 15, 0),
+        Line("+", "    return value * 3", 0, 16),
+    ]
     context = app.hunks[1].lines[2]
     assert (context.text, context.old, context.new) == ("def helper(value: int) -> int:", 14, 15)
     # a file with no newline at its end: the marker is a line of its own, not code
@@ -89,7 +101,8 @@ def test_the_review_is_one_message_in_file_and_line_order() -> None:
         "src/a.py:7: not committed yet\n"
         "src/a.py:7 (old): why remove this?\n"
         "src/a.py:40: later line\n"
-        "src/b.py:3: and here too")
+        "src/b.py:3: and here too"
+    )
 
 
 MULTI = """\
@@ -122,29 +135,38 @@ def test_headers_hunks_and_lines_that_look_like_headers() -> None:
     assert (m.path, m.mode, m.added, m.deleted) == ("m.py", "mode 100644 → 100755", 2, 1)
     # a removed `-- a/…` and an added `++ b/…` inside a hunk are lines, not a new header
     assert [ln.kind + ln.text for ln in m.hunks[0].lines] == [
-        " a", "--- a/looks like a header", "+++ b/so does this", " c"]
+        " a",
+        "--- a/looks like a header",
+        "+++ b/so does this",
+        " c",
+    ]
     assert [(ln.old, ln.new) for ln in m.hunks[1].lines] == [(10, 10), (0, 11)]
     assert (run.path, run.mode, run.hunks) == ("run.sh", "mode 100644 → 100755", [])
     assert (same.path, same.old_path, same.status, same.hunks) == (
-        "renamed.txt", "same.txt", "renamed", [])
+        "renamed.txt",
+        "same.txt",
+        "renamed",
+        [],
+    )
     assert parse("") == []
 
 
 def test_a_patch_cut_short_ends_where_it_ends() -> None:
     cut = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,9 +1,9 @@\n a\n-b\n+B\n"
     (x,) = parse(cut)
-    assert [(ln.kind, ln.text) for ln in x.hunks[0].lines] == [(" ", "a"), ("-", "b"),
-                                                                ("+", "B")]
+    assert [(ln.kind, ln.text) for ln in x.hunks[0].lines] == [(" ", "a"), ("-", "b"), ("+", "B")]
 
 
 def test_quoted_names() -> None:
     assert unquote('"t\\303\\251st \\"q\\".txt"') == 't\u00e9st "q".txt'
     assert unquote("plain name.txt") == "plain name.txt"
-    diff = ('diff --git "a/t\\303\\251st\\tx" "b/t\\303\\251st\\tx"\nnew file mode 100644\n'
-            "index 0000000..1111111\n--- /dev/null\n"
-            '+++ "b/t\\303\\251st\\tx"\n@@ -0,0 +1 @@\n+hi\n'
-            "diff --git a/with space.txt b/with space.txt\nindex 1..2 100644\n"
-            "--- a/with space.txt\t\n+++ b/with space.txt\t\n@@ -1 +1 @@\n-a\n+b\n")
+    diff = (
+        'diff --git "a/t\\303\\251st\\tx" "b/t\\303\\251st\\tx"\nnew file mode 100644\n'
+        "index 0000000..1111111\n--- /dev/null\n"
+        '+++ "b/t\\303\\251st\\tx"\n@@ -0,0 +1 @@\n+hi\n'
+        "diff --git a/with space.txt b/with space.txt\nindex 1..2 100644\n"
+        "--- a/with space.txt\t\n+++ b/with space.txt\t\n@@ -1 +1 @@\n-a\n+b\n"
+    )
     quoted, spaced = parse(diff)
     assert quoted.path == "t\u00e9st    x"  # its tab drawn as spaces, never sent as a tab
     assert spaced.path == "with space.txt"
@@ -164,8 +186,12 @@ HOSTILE = (
 
 def test_control_characters_never_survive() -> None:
     (evil,) = parse(HOSTILE)
-    texts = [evil.path, evil.hunks[0].header, evil.hunks[0].section,
-             *(ln.text for ln in evil.hunks[0].lines)]
+    texts = [
+        evil.path,
+        evil.hunks[0].header,
+        evil.hunks[0].section,
+        *(ln.text for ln in evil.hunks[0].lines),
+    ]
     for text in texts:
         assert not CONTROLS.search(text), repr(text)
     assert evil.path == "evil^[]0;pwn^G.py"
@@ -173,5 +199,6 @@ def test_control_characters_never_survive() -> None:
     assert [ln.text for ln in evil.hunks[0].lines] == [
         "^[]52;c;aGFja2Vk^Gclipboard",
         "old <9B>31m c1 <9D>0;x<9C> osc ^[[5A",  # the closing CR dropped
-        "new tab ^[c reset ^@ nul ^? del"]
+        "new tab ^[c reset ^@ nul ^? del",
+    ]
     assert neutralise("a\tb") == "a   b" and neutralise("x\ry") == "x^My"

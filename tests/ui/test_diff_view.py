@@ -25,8 +25,9 @@ from swarm_tui.ui.prompt import FocusScreen
 from tests.ui.conftest import still_fleet, text_of, until
 from tests.ui.diffrepo import DiffClient, real_change, with_worktrees
 
-CHANGE = ChangeView(added=10, deleted=4, files=6, branch="swarm/ui/Gauss", base="main",
-                    conflicts=False)
+CHANGE = ChangeView(
+    added=10, deleted=4, files=6, branch="swarm/ui/Gauss", base="main", conflicts=False
+)
 CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
@@ -53,8 +54,9 @@ async def open_diff(app: SwarmApp, pilot) -> DiffScreen:  # type: ignore[no-unty
     await until(lambda: isinstance(app.screen, DiffScreen), what="the diff view")
     screen = app.screen
     assert isinstance(screen, DiffScreen)
-    await until(lambda: screen.diff_log.rows and screen.diff_log.page_height > 1,
-                what="the diff laid out")
+    await until(
+        lambda: screen.diff_log.rows and screen.diff_log.page_height > 1, what="the diff laid out"
+    )
     return screen
 
 
@@ -67,8 +69,7 @@ def all_rows(log: DiffLog) -> list[str]:
 
 
 def visible(log: DiffLog) -> list[str]:
-    return ["".join(s.text for s in log.render_line(y)).rstrip()
-            for y in range(log.page_height)]
+    return ["".join(s.text for s in log.render_line(y)).rstrip() for y in range(log.page_height)]
 
 
 def index_of(log: DiffLog, text: str, start: int = 0) -> int:
@@ -93,10 +94,18 @@ async def comment(pilot, screen: DiffScreen, line: str, text: str) -> None:  # t
     await until(lambda: screen.app.screen is screen, what="the comment written")
 
 
-async def test_d_shows_the_files_then_each_part_with_its_hunks(tmp_path: Path,
-                                                              change: DiffView) -> None:
-    client = client_for(tmp_path, change.model_copy(update={
-        "conflicts": ["src/app.py"], "trimmed": "2 files (over 4 MB): big.bin, data.csv"}))
+async def test_d_shows_the_files_then_each_part_with_its_hunks(
+    tmp_path: Path, change: DiffView
+) -> None:
+    client = client_for(
+        tmp_path,
+        change.model_copy(
+            update={
+                "conflicts": ["src/app.py"],
+                "trimmed": "2 files (over 4 MB): big.bin, data.csv",
+            }
+        ),
+    )
     app = SwarmApp(client)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_diff(app, pilot)
@@ -118,24 +127,37 @@ async def test_d_shows_the_files_then_each_part_with_its_hunks(tmp_path: Path,
             "Uncommitted (working tree)",
             "  notes.md         +3     new, untracked",
             "  src/app.py       +1 −1",
-            ""]
+            "",
+        ]
         assert rows[12] == "━━ Committed ━━"
         files = [r for r in rows if r.startswith("▌")]
-        assert files == ["▌gone.txt  −1  (deleted)", "▌logo.png    (binary, new)",
-                         "▌src/app.py  +2 −1", "▌src/new_name.py  +1 −1  (renamed from "
-                         "src/old_name.py)", "▌src/tail.txt  +3  (new)", "▌notes.md  +3  (new)",
-                         "▌src/app.py  +1 −1"]
+        assert files == [
+            "▌gone.txt  −1  (deleted)",
+            "▌logo.png    (binary, new)",
+            "▌src/app.py  +2 −1",
+            "▌src/new_name.py  +1 −1  (renamed from src/old_name.py)",
+            "▌src/tail.txt  +3  (new)",
+            "▌notes.md  +3  (new)",
+            "▌src/app.py  +1 −1",
+        ]
         # the uncommitted part after every committed file
         assert rows.index("━━ Uncommitted (working tree) ━━") == rows.index(files[5]) - 1
         app_py = rows.index("▌src/app.py  +2 −1")
         assert rows[app_py + 1 : app_py + 6] == [
-            "@@ -2,6 +2,7 @@", "  2   2", "  3   3  import os", "  4   4  import sys",
-            "      5 +import json"]
+            "@@ -2,6 +2,7 @@",
+            "  2   2",
+            "  3   3  import os",
+            "  4   4  import sys",
+            "      5 +import json",
+        ]
         assert "@@ -12,7 +13,7 @@ def main(argv: list[str]) -> int:" in rows
         assert [r for r in rows if "return value" in r] == [
-            " 15     -    return value * 2", "     16 +    return value * 3"]
-        assert rows[rows.index("▌logo.png    (binary, new)") + 1].strip() == \
-            "binary file: not shown"
+            " 15     -    return value * 2",
+            "     16 +    return value * 3",
+        ]
+        assert (
+            rows[rows.index("▌logo.png    (binary, new)") + 1].strip() == "binary file: not shown"
+        )
         tail = rows.index("▌src/tail.txt  +3  (new)")
         assert rows[tail + 5].strip() == "No newline at end of file"
         assert visible(screen.diff_log)[0] == rows[0]
@@ -154,12 +176,14 @@ def fg(hex_colour: str) -> object:
 
 def colours(log: DiffLog, index: int) -> dict[str, Style]:
     """The styles of a row's words as drawn."""
-    return {s.text.strip(): s.style for s in log._strip(index)
-            if s.text.strip() and s.style is not None}
+    return {
+        s.text.strip(): s.style for s in log._strip(index) if s.text.strip() and s.style is not None
+    }
 
 
-async def test_code_is_coloured_by_its_language_on_its_sides_tint(tmp_path: Path,
-                                                                 change: DiffView) -> None:
+async def test_code_is_coloured_by_its_language_on_its_sides_tint(
+    tmp_path: Path, change: DiffView
+) -> None:
     app = SwarmApp(client_for(tmp_path, change))
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_diff(app, pilot)
@@ -178,16 +202,16 @@ async def test_code_is_coloured_by_its_language_on_its_sides_tint(tmp_path: Path
         assert context["def"].bgcolor != added["import"].bgcolor  # no tint on context
         # plain text: one colour for the whole line
         segments = list(log._strip(index_of(log, "+first")))
-        after = [s for s in segments[[s.text for s in segments].index("+") + 1 :]
-                 if s.text.strip()]
+        after = [s for s in segments[[s.text for s in segments].index("+") + 1 :] if s.text.strip()]
         assert "".join(s.text for s in after) == "first"
         assert len({s.style.color for s in after if s.style}) == 1
         hunk = colours(log, index_of(log, "@@ -2,6 +2,7 @@"))
         assert hunk["@@ -2,6 +2,7 @@"].bold
 
 
-async def test_the_cursor_moves_by_line_page_file_and_click(tmp_path: Path,
-                                                           change: DiffView) -> None:
+async def test_the_cursor_moves_by_line_page_file_and_click(
+    tmp_path: Path, change: DiffView
+) -> None:
     app = SwarmApp(client_for(tmp_path, change))
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_diff(app, pilot)
@@ -228,7 +252,8 @@ async def test_the_cursor_moves_by_line_page_file_and_click(tmp_path: Path,
 
 
 async def test_comments_are_shown_under_their_lines_and_enter_sends_them_as_one_message(
-        tmp_path: Path, change: DiffView) -> None:
+    tmp_path: Path, change: DiffView
+) -> None:
     client = client_for(tmp_path, change)
     app = SwarmApp(client)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -240,25 +265,33 @@ async def test_comments_are_shown_under_their_lines_and_enter_sends_them_as_one_
         await comment(pilot, screen, "+import json", "unused import")
         at = index_of(log, "+    return value * 3")
         assert row_text(log, at + 1).strip() == "✎ use a named constant"
-        assert row_text(log, index_of(log, "-    return value * 2") + 1).strip() == \
-            "✎ why was 2 wrong?"
+        assert (
+            row_text(log, index_of(log, "-    return value * 2") + 1).strip()
+            == "✎ why was 2 wrong?"
+        )
         # c again edits the line's comment; x deletes one
         await comment(pilot, screen, "+import json", "json is not used")
         assert row_text(log, index_of(log, "+import json") + 1).strip() == "✎ json is not used"
         await cursor_to(pilot, log, "+say ^[[31mred")
         await pilot.press("x")
-        await until(lambda: "no escapes in text files" not in "\n".join(all_rows(log)),
-                    what="the comment deleted")
-        assert "3 comments: enter sends them to Gauss" in text_of(
-            screen.query_one("#diff-status"))
+        await until(
+            lambda: "no escapes in text files" not in "\n".join(all_rows(log)),
+            what="the comment deleted",
+        )
+        assert "3 comments: enter sends them to Gauss" in text_of(screen.query_one("#diff-status"))
         await pilot.press("enter")
         await until(lambda: client.asked("send"), what="the review sent")
-        assert client.asked("send") == [{
-            "names": ["Gauss"], "skill": "", "params": {},
-            "text": "Review of your change:\n"
-                    "src/app.py:5: json is not used\n"
-                    "src/app.py:15 (old): why was 2 wrong?\n"
-                    "src/app.py:16: use a named constant"}]
+        assert client.asked("send") == [
+            {
+                "names": ["Gauss"],
+                "skill": "",
+                "params": {},
+                "text": "Review of your change:\n"
+                "src/app.py:5: json is not used\n"
+                "src/app.py:15 (old): why was 2 wrong?\n"
+                "src/app.py:16: use a named constant",
+            }
+        ]
         await until(lambda: not screen.comments, what="the comments cleared")
         assert not any("✎" in r for r in all_rows(log))
         assert "review queued for Gauss: 3 comments" in text_of(screen.query_one("#diff-status"))
@@ -279,7 +312,8 @@ async def test_c_on_a_row_that_is_not_code_says_so(tmp_path: Path, change: DiffV
 
 
 async def test_a_refused_review_keeps_its_comments_and_closing_keeps_them_too(
-        tmp_path: Path, change: DiffView) -> None:
+    tmp_path: Path, change: DiffView
+) -> None:
     client = client_for(tmp_path, change)
     client.send_refusal = "Gauss is exited: nothing is delivered to it"
     app = SwarmApp(client)
@@ -294,16 +328,18 @@ async def test_a_refused_review_keeps_its_comments_and_closing_keeps_them_too(
         assert screen.comments and "✎ unused import" in "\n".join(all_rows(screen.diff_log))
         await pilot.press("escape")
         await until(lambda: len(app.screen_stack) == 1, what="back to the fleet")
-        assert said[-1] == ("1 comment on Gauss's change kept, not sent: d shows them again, "
-                            "enter sends")
+        assert said[-1] == (
+            "1 comment on Gauss's change kept, not sent: d shows them again, enter sends"
+        )
         # d again: the comment is there, and now it goes
         client.send_refusal = ""
         screen = await open_diff(app, pilot)
         assert "✎ unused import" in "\n".join(all_rows(screen.diff_log))
         await pilot.press("enter")
         await until(lambda: client.asked("send"), what="the review sent")
-        assert client.asked("send")[0]["text"] == \
-            "Review of your change:\nsrc/app.py:5: unused import"
+        assert (
+            client.asked("send")[0]["text"] == "Review of your change:\nsrc/app.py:5: unused import"
+        )
         await until(lambda: not app.reviews["Gauss"], what="nothing left to send")
 
 
@@ -339,11 +375,17 @@ async def test_no_worktree_or_a_refusal_is_one_line_and_no_view(tmp_path: Path) 
 
 
 async def test_r_reads_again_and_a_comment_whose_line_went_is_still_shown(
-        tmp_path: Path, change: DiffView) -> None:
-    later = DiffView(agent="Gauss", worktree="/w", branch="swarm/ui/Gauss", base="main",
-                     files=[DiffFileView(path="src/app.py", added=1, part="uncommitted")],
-                     uncommitted="diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n"
-                                 "+++ b/src/app.py\n@@ -1 +1,2 @@\n x\n+now\n")
+    tmp_path: Path, change: DiffView
+) -> None:
+    later = DiffView(
+        agent="Gauss",
+        worktree="/w",
+        branch="swarm/ui/Gauss",
+        base="main",
+        files=[DiffFileView(path="src/app.py", added=1, part="uncommitted")],
+        uncommitted="diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n"
+        "+++ b/src/app.py\n@@ -1 +1,2 @@\n x\n+now\n",
+    )
     client = client_for(tmp_path, change, later)
     app = SwarmApp(client)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -381,10 +423,15 @@ async def test_hostile_lines_are_drawn_as_text(tmp_path: Path, change: DiffView)
 async def test_a_big_diff_is_highlighted_only_where_it_is_seen(tmp_path: Path) -> None:
     lines = 20_000
     body = "".join(f"+value_{i} = {i}  # line {i}\n" for i in range(1, lines + 1))
-    big = DiffView(agent="Gauss", worktree="/w", branch="swarm/ui/Gauss", base="main",
-                   files=[DiffFileView(path="big.py", added=lines)],
-                   committed=f"diff --git a/big.py b/big.py\nnew file mode 100644\n"
-                             f"--- /dev/null\n+++ b/big.py\n@@ -0,0 +1,{lines} @@\n{body}")
+    big = DiffView(
+        agent="Gauss",
+        worktree="/w",
+        branch="swarm/ui/Gauss",
+        base="main",
+        files=[DiffFileView(path="big.py", added=lines)],
+        committed=f"diff --git a/big.py b/big.py\nnew file mode 100644\n"
+        f"--- /dev/null\n+++ b/big.py\n@@ -0,0 +1,{lines} @@\n{body}",
+    )
     app = SwarmApp(client_for(tmp_path, big))
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_diff(app, pilot)
@@ -395,8 +442,10 @@ async def test_a_big_diff_is_highlighted_only_where_it_is_seen(tmp_path: Path) -
         await until(lambda: any("value_1 = 1" in r for r in visible(log)), what="drawn")
         assert painter.highlighted == 1  # the first chunk: what is on screen
         await pilot.press("end")
-        await until(lambda: f"value_{lines} = {lines}" in "\n".join(visible(log)),
-                    what="the last line drawn")
+        await until(
+            lambda: f"value_{lines} = {lines}" in "\n".join(visible(log)),
+            what="the last line drawn",
+        )
         assert painter.highlighted == 2  # and the last one
         assert lines // CHUNK > 50  # (of a hundred)
 
@@ -421,13 +470,21 @@ async def test_the_footer_shows_d_while_an_agent_has_a_worktree(tmp_path: Path) 
         await pilot.pause()
         helptext = text_of(app.screen.query_one("#help-table"))
         assert "an agent's change in its worktree (d)" in helptext
-        for words in ("d Changes", "c Comment", "x Delete comment", "enter Send review",
-                      "M Merge", "] Next file", "[ Prev file"):
+        for words in (
+            "d Changes",
+            "c Comment",
+            "x Delete comment",
+            "enter Send review",
+            "M Merge",
+            "] Next file",
+            "[ Prev file",
+        ):
             assert words in helptext, words
 
 
-async def test_typing_a_comment_gets_the_letters_the_view_binds(tmp_path: Path,
-                                                                change: DiffView) -> None:
+async def test_typing_a_comment_gets_the_letters_the_view_binds(
+    tmp_path: Path, change: DiffView
+) -> None:
     """c, x, M, r, q and [ ] typed into the comment line are text, not the view's keys."""
     client = client_for(tmp_path, change)
     app = SwarmApp(client)

@@ -22,7 +22,8 @@ from tests.ui.conftest import FakeClient, still_fleet, text_of, until
 STATUS_PART = re.compile(
     r"(page|agent) \d+/\d+|\d+ agents|\d+ (need you|exited|working|idle|starting|unreachable)"
     r"|zoomed( \(enter to return\))?|filter '[^']*': \d+ shown( \(/ to change\))?"
-    r"|filtered: \d+ shown|\d+ marked|\d+ hosts? down")
+    r"|filtered: \d+ shown|\d+ marked|\d+ hosts? down"
+)
 
 
 def status_of(app: SwarmApp) -> str:
@@ -41,8 +42,12 @@ def test_clip_ends_at_a_word_with_an_ellipsis() -> None:
 
 
 def test_fit_gives_up_the_highest_rank_first_and_hints_before_all() -> None:
-    parts = [Part(("page 1/2",), 0), Part(("12 agents", ""), 10),
-             Part(("3 need you", ""), 1), Part(("zoomed (enter to return)", "zoomed", ""), (20, 3))]
+    parts = [
+        Part(("page 1/2",), 0),
+        Part(("12 agents", ""), 10),
+        Part(("3 need you", ""), 1),
+        Part(("zoomed (enter to return)", "zoomed", ""), (20, 3)),
+    ]
     assert fit(parts, 0).plain == "page 1/2 · 12 agents · 3 need you · zoomed (enter to return)"
     assert fit(parts, 50).plain == "page 1/2 · 12 agents · 3 need you · zoomed"
     assert fit(parts, 35).plain == "page 1/2 · 3 need you · zoomed"
@@ -54,25 +59,44 @@ async def test_zoomed_the_status_line_says_which_agent(tmp_path: Path) -> None:
     app = SwarmApp(FakeClient(still_fleet(tmp_path)))
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("right", "right", "right", "enter")
-        await until(lambda: status_of(app).startswith("agent 4/12"), what="agent 4 of 12",
-                    detail=lambda: status_of(app))
+        await until(
+            lambda: status_of(app).startswith("agent 4/12"),
+            what="agent 4 of 12",
+            detail=lambda: status_of(app),
+        )
         assert "zoomed (enter to return)" in status_of(app)
         await pilot.press("pagedown")
-        await until(lambda: status_of(app).startswith("agent 5/12"), what="pgdn: the next",
-                    detail=lambda: status_of(app))
+        await until(
+            lambda: status_of(app).startswith("agent 5/12"),
+            what="pgdn: the next",
+            detail=lambda: status_of(app),
+        )
         await pilot.press("left_square_bracket", "left_square_bracket")
-        await until(lambda: status_of(app).startswith("agent 3/12"), what="[ twice: back 2",
-                    detail=lambda: status_of(app))
+        await until(
+            lambda: status_of(app).startswith("agent 3/12"),
+            what="[ twice: back 2",
+            detail=lambda: status_of(app),
+        )
         await pilot.press("enter")
-        await until(lambda: status_of(app).startswith("page 1/"), what="the page again",
-                    detail=lambda: status_of(app))
+        await until(
+            lambda: status_of(app).startswith("page 1/"),
+            what="the page again",
+            detail=lambda: status_of(app),
+        )
 
 
-@pytest.mark.parametrize(("size", "keys"), [
-    ((80, 24), []), ((120, 40), ["enter"]), ((120, 40), ["slash", *"needs", "enter"]),
-    ((80, 24), ["slash", *"needs", "enter", "space", "enter"])])
+@pytest.mark.parametrize(
+    ("size", "keys"),
+    [
+        ((80, 24), []),
+        ((120, 40), ["enter"]),
+        ((120, 40), ["slash", *"needs", "enter"]),
+        ((80, 24), ["slash", *"needs", "enter", "space", "enter"]),
+    ],
+)
 async def test_the_status_line_fits_its_width_in_whole_parts(
-        tmp_path: Path, size: tuple[int, int], keys: list[str]) -> None:
+    tmp_path: Path, size: tuple[int, int], keys: list[str]
+) -> None:
     app = SwarmApp(FakeClient(still_fleet(tmp_path)))
     async with app.run_test(size=size) as pilot:
         await until(lambda: app._laid_out, what="the first layout")
@@ -102,8 +126,9 @@ async def test_the_footer_shows_only_whole_keys(tmp_path: Path) -> None:
             await until(lambda: all(k.region.width for k in footer_keys(app)), what="keys")
             palette = next(k for k in footer_keys(app) if k.has_class("-command-palette"))
             keys = [k for k in footer_keys(app) if k is not palette]
-            assert all(k.region.right <= palette.region.x for k in keys), \
-                [(k.description, k.region) for k in keys]
+            assert all(k.region.right <= palette.region.x for k in keys), [
+                (k.description, k.region) for k in keys
+            ]
             shown = {k.description for k in keys}
             assert {"Help", "Quit", "Zoom", "Prompt"} <= shown  # the most used stay
         assert len(keys) == 12  # wide, every one
@@ -120,10 +145,10 @@ def still(tmp: Path) -> FleetView:
 
 def test_a_tile_title_keeps_the_clock_and_shortens_the_state() -> None:
     now = time.time()
-    asks = AgentView(name="Poincaré", role="worker", state="needs-permission",
-                     state_since=now - 250, queued=2)
-    assert tile_title(asks, False, None, 0, now) == \
-        "? Poincaré · needs-permission 4m10s · 2 queued"
+    asks = AgentView(
+        name="Poincaré", role="worker", state="needs-permission", state_since=now - 250, queued=2
+    )
+    assert tile_title(asks, False, None, 0, now) == "? Poincaré · needs-permission 4m10s · 2 queued"
     assert tile_title(asks, False, None, 30, now) == "? Poincaré · needs you 4m10s"
     assert tile_title(asks, False, None, 22, now) == "? Poincaré · 4m10s"
 
@@ -135,18 +160,25 @@ async def test_a_narrow_tile_keeps_the_time_an_agent_has_waited(tmp_path: Path) 
         app.select_name("Kovalevskaya")  # asks, waiting 2h2m
         await pilot.pause()
         tile = next(t for t in app._tiles if t.name_shown == "Kovalevskaya")
-        await until(lambda: "2h2m" in text_of(tile).splitlines()[0], what="the clock",
-                    detail=lambda: text_of(tile).splitlines()[0])
+        await until(
+            lambda: "2h2m" in text_of(tile).splitlines()[0],
+            what="the clock",
+            detail=lambda: text_of(tile).splitlines()[0],
+        )
         assert "needs you 2h2m" in text_of(tile).splitlines()[0]
 
 
 def agent_rows(sidebar_text: str, names: list[str]) -> list[str]:
-    return [line for line in sidebar_text.splitlines()
-            if any(f" {n} " in line or f" {n[:8]}" in line for n in names)]
+    return [
+        line
+        for line in sidebar_text.splitlines()
+        if any(f" {n} " in line or f" {n[:8]}" in line for n in names)
+    ]
 
 
-async def test_the_sidebar_says_every_state_alike_and_clear_of_its_scrollbar(tmp_path: Path
-                                                                            ) -> None:
+async def test_the_sidebar_says_every_state_alike_and_clear_of_its_scrollbar(
+    tmp_path: Path,
+) -> None:
     view = still(tmp_path)
     app = SwarmApp(FakeClient(view))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -164,13 +196,24 @@ async def test_the_sidebar_says_every_state_alike_and_clear_of_its_scrollbar(tmp
         assert any("30s" in r for r in rows), rows
         # the column left of the scrollbar is blank: no clock runs into its thumb
         bar = sidebar.scrollable_content_region.right - sidebar.region.x
-        assert all(line[bar - 1] == " " for line in text_of(sidebar).splitlines()
-                   if len(line) >= bar), text_of(sidebar)
+        assert all(
+            line[bar - 1] == " " for line in text_of(sidebar).splitlines() if len(line) >= bar
+        ), text_of(sidebar)
 
 
-@pytest.mark.parametrize("line", [
-    "A017 T 1764970000.123456", "", "   indented", "wide 日本語 x", "tab\there", "bell\x07x",
-    "\x1b[31mred\x1b[0m plain", "\x1b[1;38;5;208mbold orange\x1b[0m"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "A017 T 1764970000.123456",
+        "",
+        "   indented",
+        "wide 日本語 x",
+        "tab\there",
+        "bell\x07x",
+        "\x1b[31mred\x1b[0m plain",
+        "\x1b[1;38;5;208mbold orange\x1b[0m",
+    ],
+)
 def test_a_plain_line_is_drawn_as_rich_decodes_it(line: str) -> None:
     """A line with nothing to decode skips Rich's ANSI decoder; what it draws is the same."""
     from rich.text import Text

@@ -31,8 +31,7 @@ def _numbers(tile_text: str) -> list[int]:
     return [int(n) for n in re.findall(r"line (\d+)", tile_text)]
 
 
-async def test_a_tile_follows_a_scrolling_screen_and_redraws_on_a_new_style(
-        tmp_path: Path) -> None:
+async def test_a_tile_follows_a_scrolling_screen_and_redraws_on_a_new_style(tmp_path: Path) -> None:
     client = FakeClient(still_fleet(tmp_path, count=2))
     app = SwarmApp(client)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -43,24 +42,32 @@ async def test_a_tile_follows_a_scrolling_screen_and_redraws_on_a_new_style(
         for n in range(40):  # an agent printing a line at a time: every row moves up
             app.view.screens[name] = [f"line {i}" for i in range(n + 1)][-12:]
             app.bridge.screen_changed(name)
-            await until(lambda n=n: _numbers(text_of(tile))[-1:] == [n],
-                        what=f"line {n} at the bottom of the tile",
-                        detail=lambda: text_of(tile))
+            await until(
+                lambda n=n: _numbers(text_of(tile))[-1:] == [n],
+                what=f"line {n} at the bottom of the tile",
+                detail=lambda: text_of(tile),
+            )
         assert _numbers(text_of(tile)) == list(range(28, 40)), text_of(tile)
         # the same rows under another border: selected (double) -> not selected (round)
         assert text_of(tile).startswith("╔")
         await pilot.press("right")
-        await until(lambda: text_of(tile).startswith("╭"), what="the tile's border redrawn",
-                    detail=lambda: text_of(tile))
+        await until(
+            lambda: text_of(tile).startswith("╭"),
+            what="the tile's border redrawn",
+            detail=lambda: text_of(tile),
+        )
         assert _numbers(text_of(tile)) == list(range(28, 40))
 
 
 async def test_the_view_sleeps_while_nothing_changes_and_draws_a_change_at_once(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     app = Counting(FakeClient(still_fleet(tmp_path, count=4)))
     async with app.run_test(size=(120, 40)):
-        await until(lambda: app.frames > 0 and not app._frame._active.is_set(),
-                    what="the frame timer to go to sleep")
+        await until(
+            lambda: app.frames > 0 and not app._frame._active.is_set(),
+            what="the frame timer to go to sleep",
+        )
         before = app.frames
         await asyncio.sleep(1.0)  # a measured window of quiet, not a synchronisation
         assert app.frames - before <= 1, f"{app.frames - before} frames in 1 s of quiet"
@@ -68,11 +75,17 @@ async def test_the_view_sleeps_while_nothing_changes_and_draws_a_change_at_once(
         assert tile.name_shown is not None  # laid out before the timer slept
         app.view.screens[tile.name_shown] = ["woken by a new screen"]
         app.bridge.screen_changed(tile.name_shown)  # straight to its tile
-        await until(lambda: "woken by a new screen" in text_of(tile), timeout=1.0,
-                    what="the change drawn without waiting for a poll")
+        await until(
+            lambda: "woken by a new screen" in text_of(tile),
+            timeout=1.0,
+            what="the change drawn without waiting for a poll",
+        )
         app.bridge.notice("woken by a notice")  # through the sleeping frame timer
-        await until(lambda: any("woken by a notice" in n.message for n in app._notifications),
-                    timeout=1.0, what="the timer woken by the change")
+        await until(
+            lambda: any("woken by a notice" in n.message for n in app._notifications),
+            timeout=1.0,
+            what="the timer woken by the change",
+        )
 
 
 async def test_a_new_screen_reaches_the_terminal_also_under_a_dialog(tmp_path: Path) -> None:
@@ -96,27 +109,33 @@ async def test_a_new_screen_reaches_the_terminal_also_under_a_dialog(tmp_path: P
         assert name is not None and isinstance(app.screen, FleetScreen)
         screen = app.screen
         for n in range(3):
-            await until(lambda: not screen._update_timer._active.is_set()
-                        and not app._batch_count,  # (a widget being recomposed holds frames)
-                        what="no frame due (the frame timer asleep)")
+            await until(
+                lambda: (
+                    not screen._update_timer._active.is_set() and not app._batch_count
+                ),  # (a widget being recomposed holds frames)
+                what="no frame due (the frame timer asleep)",
+            )
             app.view.screens[name] = [f"printed line {i}" for i in range(n + 1)]
             app.bridge.screen_changed(name)
             # due at once: no round of Idle and Update messages first
             assert tile in screen._dirty_widgets and screen._update_timer._active.is_set()
-            await until(lambda: not screen._update_timer._active.is_set(),
-                        what="that frame drawn")
+            await until(lambda: not screen._update_timer._active.is_set(), what="that frame drawn")
             assert any(f"printed line {n}" in w for w in written), "".join(written)[-400:]
         await pilot.press("question_mark")
         await until(lambda: isinstance(app.screen, HelpScreen), what="the help screen")
         app.view.screens[name] = ["printed under the dialog"]
         app.bridge.screen_changed(name)
-        await until(lambda: "printed under the dialog" in text_of(tile),
-                    what="the tile updated under the dialog")
+        await until(
+            lambda: "printed under the dialog" in text_of(tile),
+            what="the tile updated under the dialog",
+        )
         await pilot.press("escape")
         await until(lambda: isinstance(app.screen, FleetScreen), what="the dialog closed")
-        await until(lambda: "printed under the dialog" in text_of(app.screen),
-                    what="the tile shown with what came under the dialog",
-                    detail=lambda: text_of(app.screen))
+        await until(
+            lambda: "printed under the dialog" in text_of(app.screen),
+            what="the tile shown with what came under the dialog",
+            detail=lambda: text_of(app.screen),
+        )
 
 
 async def test_the_sidebar_keeps_the_selected_agent_in_view(tmp_path: Path) -> None:
@@ -130,8 +149,11 @@ async def test_the_sidebar_keeps_the_selected_agent_in_view(tmp_path: Path) -> N
         for _ in range(15):
             await pilot.press("right")
         await until(lambda: app.current_name() == "Laplace", what="the last agent selected")
-        await until(lambda: "Laplace" in text_of(sidebar), what="the sidebar scrolled to it",
-                    detail=lambda: text_of(sidebar))
+        await until(
+            lambda: "Laplace" in text_of(sidebar),
+            what="the sidebar scrolled to it",
+            detail=lambda: text_of(sidebar),
+        )
         assert "Gauss" not in text_of(sidebar)
 
 
@@ -142,9 +164,11 @@ async def test_the_layout_follows_the_terminal_and_b_hides_the_sidebar(tmp_path:
         await until(lambda: app.cols >= 1 and app._laid_out, what="the first layout")
         assert sidebar.outer_size.width == 24 and app.cols == 1  # narrow sidebar, one column
         await pilot.press("b")
-        await until(lambda: not sidebar.display and app._grid.size.width == 80,
-                    what="the grid's full width without the sidebar",
-                    detail=lambda: f"cols {app.cols}, sidebar shown {sidebar.display}")
+        await until(
+            lambda: not sidebar.display and app._grid.size.width == 80,
+            what="the grid's full width without the sidebar",
+            detail=lambda: f"cols {app.cols}, sidebar shown {sidebar.display}",
+        )
         # still one column: two would be 40 wide, narrower than a mock's 44-column window
         assert app.cols == 1
         assert all(t.outer_size.width >= 46 for t in app._tiles if t.display)
@@ -153,8 +177,11 @@ async def test_the_layout_follows_the_terminal_and_b_hides_the_sidebar(tmp_path:
         await pilot.press("b")
         await until(lambda: sidebar.display, what="the sidebar back")
         await pilot.resize_terminal(200, 55)
-        await until(lambda: sidebar.outer_size.width == 38 and app.cols == 3,
-                    what="the wide layout", detail=lambda: f"{sidebar.outer_size} {app.cols}")
+        await until(
+            lambda: sidebar.outer_size.width == 38 and app.cols == 3,
+            what="the wide layout",
+            detail=lambda: f"{sidebar.outer_size} {app.cols}",
+        )
         assert app.page < app.pages
 
 
@@ -166,8 +193,11 @@ async def test_a_filter_shows_only_matching_agents_and_g_jumps_to_one(tmp_path: 
         await until(lambda: app._laid_out, what="the first layout")
         await pilot.press("slash", *"needs-permission", "enter")
         waiting = [n for n, a in app.view.agents.items() if a.state == "needs-permission"]
-        await until(lambda: app.order == waiting, what="only the agents that need you",
-                    detail=lambda: repr(app.order))
+        await until(
+            lambda: app.order == waiting,
+            what="only the agents that need you",
+            detail=lambda: repr(app.order),
+        )
         assert {t.name_shown for t in app._tiles if t.display} == set(waiting)
         assert "Gauss" not in text_of(sidebar) and waiting[0] in text_of(sidebar)
         assert f"filter 'needs-permission': {len(waiting)} shown" in str(app._status.render())

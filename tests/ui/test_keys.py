@@ -54,8 +54,12 @@ def our_screens() -> set[type[Screen[object]]]:
 def declared_keys(cls: type[DOMNode]) -> set[str]:
     if not cls.__module__.startswith("swarm_tui."):
         return set()
-    return {k.strip() for b in cls.__dict__.get("BINDINGS", []) if isinstance(b, Binding)
-            for k in b.key.split(",")}
+    return {
+        k.strip()
+        for b in cls.__dict__.get("BINDINGS", [])
+        if isinstance(b, Binding)
+        for k in b.key.split(",")
+    }
 
 
 def double_bound(screen: Screen[object]) -> list[str]:
@@ -68,10 +72,10 @@ def double_bound(screen: Screen[object]) -> list[str]:
         ours = declared_keys(type(node))
         for key, bound in bindings.key_to_bindings.items():
             if len(bound) > 1:
-                problems.append(f"{type(node).__name__}: {key} -> "
-                                f"{[b.action for b in bound]}")
+                problems.append(f"{type(node).__name__}: {key} -> {[b.action for b in bound]}")
             where.setdefault(key, []).append(
-                (f"{type(node).__name__}:{bound[0].action}", key in ours, bound[0].priority))
+                (f"{type(node).__name__}:{bound[0].action}", key in ours, bound[0].priority)
+            )
     for key, nodes in where.items():
         mine = [n for n in nodes if n[1]]
         if len(nodes) > 1 and (len(mine) > 1 or (mine and not mine[0][2])):
@@ -83,8 +87,7 @@ def test_no_class_binds_a_key_twice() -> None:
     classes: list[type[DOMNode]] = [SwarmApp, *our_screens()]
     for cls in classes:
         merged = cls._merge_bindings()
-        twice = {k: [b.action for b in v] for k, v in merged.key_to_bindings.items()
-                 if len(v) > 1}
+        twice = {k: [b.action for b in v] for k, v in merged.key_to_bindings.items() if len(v) > 1}
         assert not twice, f"{cls.__name__} binds a key twice: {twice}"
 
 
@@ -110,25 +113,46 @@ async def test_no_key_is_bound_twice_on_any_screen(live: Live) -> None:
         assert double_bound(app.screen) == [], "ConfirmScreen"
         app.screen.dismiss(None)
         await until(lambda: len(app.screen_stack) == 1, what="back to the fleet view")
-        app.push_screen(MessageScreen(MessageView(  # opened by enter in the messages log
-            id=1, created=0, sender="human", recipient="Gauss", text="hi", status="delivered",
-            updated=0)))
+        app.push_screen(
+            MessageScreen(
+                MessageView(  # opened by enter in the messages log
+                    id=1,
+                    created=0,
+                    sender="human",
+                    recipient="Gauss",
+                    text="hi",
+                    status="delivered",
+                    updated=0,
+                )
+            )
+        )
         await until(lambda: len(app.screen_stack) == 2, what="the message to open")
         visited.add(type(app.screen))
         assert double_bound(app.screen) == [], "MessageScreen"
         app.screen.dismiss(None)
         await until(lambda: len(app.screen_stack) == 1, what="back to the fleet view")
-        app.push_screen(DiffScreen(live.client, DiffView(  # opened by d on a worktree's agent
-            agent="Gauss", worktree="/w", branch="swarm/ui/Gauss", base="main"), {}))
+        app.push_screen(
+            DiffScreen(
+                live.client,
+                DiffView(  # opened by d on a worktree's agent
+                    agent="Gauss", worktree="/w", branch="swarm/ui/Gauss", base="main"
+                ),
+                {},
+            )
+        )
         await until(lambda: isinstance(app.screen, DiffScreen), what="the diff view")
         diff = app.screen
         visited.add(type(diff))
         assert double_bound(diff) == [], "DiffScreen"
-        for box in (CommentBox(Anchor("a.py", 1), "", lambda _: None),  # c on a line
-                    MergeQuestion("Merge?")):  # M
+        for box in (
+            CommentBox(Anchor("a.py", 1), "", lambda _: None),  # c on a line
+            MergeQuestion("Merge?"),
+        ):  # M
             app.push_screen(box)
-            await until(lambda b=box: app.screen is b and b.query("#prompt-help"),
-                        what=f"{type(box).__name__} to open")
+            await until(
+                lambda b=box: app.screen is b and b.query("#prompt-help"),
+                what=f"{type(box).__name__} to open",
+            )
             await pilot.pause()  # (its mount handled before it is dismissed)
             visited.add(type(box))
             assert double_bound(box) == [], type(box).__name__
@@ -137,22 +161,28 @@ async def test_no_key_is_bound_twice_on_any_screen(live: Live) -> None:
         diff.dismiss(None)
         await until(lambda: len(app.screen_stack) == 1, what="back to the fleet view")
         await pilot.press("enter", first_key("page_up"))  # zoomed: the agent's history
-        await until(lambda: isinstance(app.screen, HistoryScreen) and app.screen.loaded,
-                    what="the history view")
+        await until(
+            lambda: isinstance(app.screen, HistoryScreen) and app.screen.loaded,
+            what="the history view",
+        )
         visited.add(type(app.screen))
         assert double_bound(app.screen) == [], "HistoryScreen"
     assert visited == our_screens()
 
 
-async def test_judge_now_has_its_own_key_and_reviews_the_selected_task(live: Live
-                                                                       ) -> None:
+async def test_judge_now_has_its_own_key_and_reviews_the_selected_task(live: Live) -> None:
     store = live.store
     app = SwarmApp(live.client)
     async with app.run_test(size=(160, 48)) as pilot:
-        tid = live.fleet.tasks.add("Hilbert", NewTask(spec="make the tests pass", verify="false",
-                                                      review_on_idle=False), origin="test")
-        await until(lambda: getattr(store.task(tid), "status", None) == "in-progress",
-                    what="the task delivered to Hilbert")
+        tid = live.fleet.tasks.add(
+            "Hilbert",
+            NewTask(spec="make the tests pass", verify="false", review_on_idle=False),
+            origin="test",
+        )
+        await until(
+            lambda: getattr(store.task(tid), "status", None) == "in-progress",
+            what="the task delivered to Hilbert",
+        )
         await pilot.press("right")
         assert app.current_name() == "Hilbert"
         await pilot.press(first_key("review"))
@@ -215,14 +245,17 @@ async def fields_once_typed(screen: Screen[object], chars: int) -> tuple[str, st
     return area.text, field.value
 
 
-async def test_fast_tab_in_the_task_editor_moves_to_the_verify_field(live: Live
-                                                                     ) -> None:
+async def test_fast_tab_in_the_task_editor_moves_to_the_verify_field(live: Live) -> None:
     app = SwarmApp(live.client)
     async with app.run_test(size=(120, 40)) as pilot:
         for i in range(4):
             await pilot.press("T")
-            await until(lambda: isinstance(app.screen, TaskScreen)
-                        and isinstance(app.screen.focused, TextArea), what="the task editor")
+            await until(
+                lambda: (
+                    isinstance(app.screen, TaskScreen) and isinstance(app.screen.focused, TextArea)
+                ),
+                what="the task editor",
+            )
             screen = app.screen
             spec, verify = f"spec {i}", f"pytest -q {i}"
             if i % 2:
@@ -234,11 +267,14 @@ async def test_fast_tab_in_the_task_editor_moves_to_the_verify_field(live: Live
             assert typed == (spec, verify)
             burst(app, "shift+tab", *" more", "tab", "ctrl+s")
             await until(lambda: len(app.screen_stack) == 1, what="the task saved")
-            await until(lambda: len(live.store.tasks("Gauss")) == i + 1,  # noqa: B023
-                        what=f"task {i} queued by the engine")
+            await until(
+                lambda: len(live.store.tasks("Gauss")) == i + 1,  # noqa: B023
+                what=f"task {i} queued by the engine",
+            )
         tasks = live.store.tasks("Gauss")
-        assert [(t.spec, t.verify) for t in tasks] == \
-            [(f"spec {i} more", f"pytest -q {i}") for i in range(4)]
+        assert [(t.spec, t.verify) for t in tasks] == [
+            (f"spec {i} more", f"pytest -q {i}") for i in range(4)
+        ]
 
 
 async def test_prompt_a_role_starts_at_the_selected_agents_role(live: Live) -> None:

@@ -25,9 +25,16 @@ async def test_the_link_down_clock_ticks(tmp_path: Path) -> None:
     app = SwarmApp(FakeClient(view))
     async with app.run_test(size=(200, 55)) as pilot:
         await pilot.pause()
-        await until(lambda: down_for(app) is not None, what="a tile of node02",
-                    detail=lambda: text_of(app.screen))
+        await until(
+            lambda: down_for(app) is not None,
+            what="a tile of node02",
+            detail=lambda: text_of(app.screen),
+        )
         first = down_for(app)
         assert first is not None
-        await until(lambda: (down_for(app) or 0) >= first + 2, timeout=5,
-                    what="the clock to count up by itself", detail=lambda: text_of(app.screen))
+        await until(
+            lambda: (down_for(app) or 0) >= first + 2,
+            timeout=5,
+            what="the clock to count up by itself",
+            detail=lambda: text_of(app.screen),
+        )

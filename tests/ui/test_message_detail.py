@@ -18,11 +18,25 @@ class Logged(FakeClient):
     async def messages(self, limit: int = 200) -> list[MessageView]:
         now = time.time()
         return [
-            MessageView(id=7, created=now - 600, sender="human", recipient="Gauss", text="hi",
-                        status="delivered", updated=now - 590),
-            MessageView(id=8, created=now - 120, sender="Hilbert", recipient="Noether",
-                        text=LONG, status="failed", updated=now - 100,
-                        detail="text still in the input box after one rescue Enter"),
+            MessageView(
+                id=7,
+                created=now - 600,
+                sender="human",
+                recipient="Gauss",
+                text="hi",
+                status="delivered",
+                updated=now - 590,
+            ),
+            MessageView(
+                id=8,
+                created=now - 120,
+                sender="Hilbert",
+                recipient="Noether",
+                text=LONG,
+                status="failed",
+                updated=now - 100,
+                detail="text still in the input box after one rescue Enter",
+            ),
         ]
 
 
@@ -30,8 +44,10 @@ async def test_enter_opens_a_message_in_full(tmp_path: Path) -> None:
     app = SwarmApp(Logged(still_fleet(tmp_path, count=4)))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("m")
-        await until(lambda: isinstance(app.screen, MessagesScreen) and app.screen.loaded,
-                    what="the log loaded")
+        await until(
+            lambda: isinstance(app.screen, MessagesScreen) and app.screen.loaded,
+            what="the log loaded",
+        )
         await pilot.press("enter")  # the cursor starts on the newest
         await until(lambda: isinstance(app.screen, MessageScreen), what="the message opened")
         shown = text_of(app.screen)
@@ -42,5 +58,7 @@ async def test_enter_opens_a_message_in_full(tmp_path: Path) -> None:
         await pilot.press("escape")
         await until(lambda: isinstance(app.screen, MessagesScreen), what="back in the log")
         await pilot.press("up", "enter")
-        await until(lambda: isinstance(app.screen, MessageScreen)
-                    and "message #7" in text_of(app.screen), what="the older message")
+        await until(
+            lambda: isinstance(app.screen, MessageScreen) and "message #7" in text_of(app.screen),
+            what="the older message",
+        )

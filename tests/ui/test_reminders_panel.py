@@ -16,10 +16,9 @@ from tests.ui.conftest import Live, until
 
 
 def test_durations_read_as_people_write_them() -> None:
-    assert [duration(s) for s in (0, 45, 59.9, 60, 90, 600, 3599, 3600, 5400, 7320, 86400,
-                                  90000)] == \
-        ["0s", "45s", "59s", "1m", "1m30s", "10m", "59m59s", "1h", "1h30m", "2h2m", "1d",
-         "1d1h"]
+    assert [
+        duration(s) for s in (0, 45, 59.9, 60, 90, 600, 3599, 3600, 5400, 7320, 86400, 90000)
+    ] == ["0s", "45s", "59s", "1m", "1m30s", "10m", "59m59s", "1h", "1h30m", "2h2m", "1d", "1d1h"]
 
 
 def cursor_id(table: DataTable[object]) -> int:
@@ -39,9 +38,11 @@ def shown_row(screen: RemindersScreen, rid: int) -> ReminderView | None:
 
 async def test_reminders_panel_keeps_its_cursor_and_edits_the_current_text(live: Live) -> None:
     rem, store = live.fleet.reminders, live.store
-    specs = [{"to": "Gauss", "every": "90m", "text": "first"},
-             {"to": "Hilbert", "idle": "45s", "text": "second: keep going"},
-             {"to": "all", "every": "10m", "text": "third"}]
+    specs = [
+        {"to": "Gauss", "every": "90m", "text": "first"},
+        {"to": "Hilbert", "idle": "45s", "text": "second: keep going"},
+        {"to": "all", "every": "10m", "text": "third"},
+    ]
     ids = [rem.add(ReminderSpec.model_validate(spec)) for spec in specs]
     paused = {r.id: r.paused for r in store.reminders()}
     assert not any(paused.values())
@@ -60,8 +61,10 @@ async def test_reminders_panel_keeps_its_cursor_and_edits_the_current_text(live:
         assert cursor_id(table) == ids[1]
         due = store_row(store, ids[1]).next_due
         await pilot.press("s")  # snooze the second one: the rows are drawn again
-        await until(lambda: getattr(shown_row(screen, ids[1]), "next_due", due) != due,
-                    what="the snooze in the panel")
+        await until(
+            lambda: getattr(shown_row(screen, ids[1]), "next_due", due) != due,
+            what="the snooze in the panel",
+        )
         assert cursor_id(table) == ids[1], "the cursor went back to the first row"
         await pilot.press("p")  # then pause: the second one, not the first
         await until(lambda: row_of(table, ids[1])[4] == "paused", what="the pause shown")
@@ -72,8 +75,10 @@ async def test_reminders_panel_keeps_its_cursor_and_edits_the_current_text(live:
         await until(lambda: field.has_focus, what="the edit field")
         assert field.value == "second: keep going"
         await pilot.press(*" now", "enter")  # the cursor waits at the end of the text
-        await until(lambda: getattr(shown_row(screen, ids[1]), "text", "")
-                    == "second: keep going now", what="the new text in the panel")
+        await until(
+            lambda: getattr(shown_row(screen, ids[1]), "text", "") == "second: keep going now",
+            what="the new text in the panel",
+        )
         assert store_row(store, ids[1]).text == "second: keep going now"
         assert cursor_id(table) == ids[1]
         await pilot.press("e", *" and junk", "escape")  # esc leaves the text as it was

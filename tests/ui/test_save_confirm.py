@@ -13,7 +13,8 @@ from tests.ui.conftest import Live, plain_of, until
 
 
 async def test_a_second_save_asks_before_overwriting(
-        live: Live, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    live: Live, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     target = tmp_path / "config" / "swarm" / "layouts" / "mine.toml"
     app = SwarmApp(live.client)
@@ -38,6 +39,8 @@ async def test_a_second_save_asks_before_overwriting(
         await save()
         await until(lambda: isinstance(app.screen, ConfirmScreen), what="the question again")
         await pilot.press("y")
-        await until(lambda: not target.read_text().startswith("# the user's own edits"),
-                    what="the overwrite")
+        await until(
+            lambda: not target.read_text().startswith("# the user's own edits"),
+            what="the overwrite",
+        )
         assert "[[agents]]" in target.read_text()

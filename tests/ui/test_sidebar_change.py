@@ -41,8 +41,9 @@ def test_each_room_gets_the_longest_form_that_fits() -> None:
     for room, form in forms.items():
         assert len(form) <= room
         assert not SIGN_ALONE.search(form), form
-        assert form in ("", "⚠", "5f ⚠", "+120 −14 ⚠", "+120 −14 5f ⚠",
-                        "+120 −14 5f ⚠ conflict"), form
+        assert form in ("", "⚠", "5f ⚠", "+120 −14 ⚠", "+120 −14 5f ⚠", "+120 −14 5f ⚠ conflict"), (
+            form
+        )
     # more room never gives less
     assert all(len(forms[r]) <= len(forms[r + 1]) for r in range(29))
 
@@ -55,39 +56,65 @@ def sidebar_rows(app: SwarmApp, name: str) -> list[str]:
 
 
 def fleet(tmp_path: Path) -> DiffClient:
-    view = with_worktrees(still_fleet(tmp_path, count=5), Gauss=BIG,
-                          Hilbert=ChangeView(added=6, files=1, conflicts=True),
-                          Noether=ChangeView(added=3, files=1), Euler=ChangeView(),
-                          Riemann=ChangeView(added=2, files=1, conflicts=True))
+    view = with_worktrees(
+        still_fleet(tmp_path, count=5),
+        Gauss=BIG,
+        Hilbert=ChangeView(added=6, files=1, conflicts=True),
+        Noether=ChangeView(added=3, files=1),
+        Euler=ChangeView(),
+        Riemann=ChangeView(added=2, files=1, conflicts=True),
+    )
     view.agents["Riemann"] = view.agents["Riemann"].model_copy(update={"focus": "docs"})
     return DiffClient(view)
 
 
-@pytest.mark.parametrize(("size", "rows"), [
-    ((80, 24), ["   focus of…     5f ⚠", "   focus of…  +6 1f ⚠", "   docs       +2 1f ⚠"]),
-    ((110, 30), ["   focus of…  +120 −14 5f ⚠", "   focus of Hilbert +6 1f ⚠",
-                 "   docs    +2 1f ⚠ conflict"]),
-    ((120, 40), ["   focus of Gauss     +120 −14 5f ⚠", "   focus of Hilbert         +6 1f ⚠",
-                 "   docs            +2 1f ⚠ conflict"]),
-])
+@pytest.mark.parametrize(
+    ("size", "rows"),
+    [
+        ((80, 24), ["   focus of…     5f ⚠", "   focus of…  +6 1f ⚠", "   docs       +2 1f ⚠"]),
+        (
+            (110, 30),
+            [
+                "   focus of…  +120 −14 5f ⚠",
+                "   focus of Hilbert +6 1f ⚠",
+                "   docs    +2 1f ⚠ conflict",
+            ],
+        ),
+        (
+            (120, 40),
+            [
+                "   focus of Gauss     +120 −14 5f ⚠",
+                "   focus of Hilbert         +6 1f ⚠",
+                "   docs            +2 1f ⚠ conflict",
+            ],
+        ),
+    ],
+)
 async def test_the_sidebar_says_each_change_as_its_width_allows(
-        tmp_path: Path, size: tuple[int, int], rows: list[str]) -> None:
+    tmp_path: Path, size: tuple[int, int], rows: list[str]
+) -> None:
     """The word `conflict` only beside a whole focus label; a label cut at a word."""
     app = SwarmApp(fleet(tmp_path))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         sidebar = app.query_one(Sidebar)
-        await until(lambda: [sidebar_rows(app, n)[1] for n in ("Gauss", "Hilbert", "Riemann")]
-                    == rows, what="the changes drawn", detail=lambda: text_of(sidebar))
+        await until(
+            lambda: [sidebar_rows(app, n)[1] for n in ("Gauss", "Hilbert", "Riemann")] == rows,
+            what="the changes drawn",
+            detail=lambda: text_of(sidebar),
+        )
         assert sidebar_rows(app, "Noether")[1].endswith(" +3 1f")
         assert not re.search(r"[+−]\d", "\n".join(sidebar_rows(app, "Euler")))  # nothing
         # the conflict's mark in the theme's error colour (an exited agent's), bold
-        row = 1 + next(i for i, ln in enumerate(text_of(sidebar).splitlines())
-                       if " Gauss " in ln)
+        row = 1 + next(i for i, ln in enumerate(text_of(sidebar).splitlines()) if " Gauss " in ln)
         error = sidebar.colours()["exited"].split()[-1]
-        assert any(s.text.startswith("⚠") and s.style is not None
-                   and s.style.color == Style.parse(error).color and s.style.bold
-                   for s in sidebar.render_line(row))
+        assert any(
+            s.text.startswith("⚠")
+            and s.style is not None
+            and s.style.color == Style.parse(error).color
+            and s.style.bold
+            for s in sidebar.render_line(row)
+        )
 
 
 async def test_a_new_size_is_drawn_at_once(tmp_path: Path) -> None:
@@ -95,15 +122,20 @@ async def test_a_new_size_is_drawn_at_once(tmp_path: Path) -> None:
     app = SwarmApp(client)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
-        await until(lambda: sidebar_rows(app, "Gauss")[1].endswith("+120 −14 5f ⚠"),
-                    what="Gauss's change")
+        await until(
+            lambda: sidebar_rows(app, "Gauss")[1].endswith("+120 −14 5f ⚠"), what="Gauss's change"
+        )
         assert client.view is not None
         client.view.agents["Gauss"] = client.view.agents["Gauss"].model_copy(
-            update={"changes": ChangeView(added=121, deleted=14, files=5, conflicts=False)})
+            update={"changes": ChangeView(added=121, deleted=14, files=5, conflicts=False)}
+        )
         app.bridge.agents.add("Gauss")
         app.bridge.wake()
-        await until(lambda: sidebar_rows(app, "Gauss")[1].endswith("+121 −14 5f"),
-                    what="the new size", detail=lambda: text_of(app.query_one(Sidebar)))
+        await until(
+            lambda: sidebar_rows(app, "Gauss")[1].endswith("+121 −14 5f"),
+            what="the new size",
+            detail=lambda: text_of(app.query_one(Sidebar)),
+        )
 
 
 async def test_the_help_says_what_the_conflict_mark_is(tmp_path: Path) -> None:
@@ -113,6 +145,8 @@ async def test_the_help_says_what_the_conflict_mark_is(tmp_path: Path) -> None:
         await until(lambda: isinstance(app.screen, HelpScreen), what="the help")
         await until(lambda: app.screen.query("#help-table"), what="its table")
         text = " ".join(text_of(app.screen.query_one("#help-table")).split())
-        assert "an agent's change in its worktree (d); a click puts the cursor on a line " \
-               "in the sidebar, its size: +120 −14 5f (lines added, deleted; files), then ⚠ " \
-               "when its branch conflicts with its base" in text
+        assert (
+            "an agent's change in its worktree (d); a click puts the cursor on a line "
+            "in the sidebar, its size: +120 −14 5f (lines added, deleted; files), then ⚠ "
+            "when its branch conflicts with its base" in text
+        )

@@ -11,8 +11,13 @@ NOW = 1_800_000_000.0
 
 
 def test_a_leased_node_says_its_job_and_time_left() -> None:
-    node = HostView(name="gpu01", connected=True, since=NOW - 5, lease="Slurm job 4711",
-                    lease_ends=NOW + 3 * 3600 + 12 * 60)
+    node = HostView(
+        name="gpu01",
+        connected=True,
+        since=NOW - 5,
+        lease="Slurm job 4711",
+        lease_ends=NOW + 3 * 3600 + 12 * 60,
+    )
     line = host_line(node, 30, Clock(NOW))
     assert line.plain == "■ gpu01  up 5s\n   Slurm job 4711 · 3h12m left"
     assert str(line.spans[-1].style) == "grey62"

@@ -22,30 +22,35 @@ def agent_lines(app: SwarmApp, name: str) -> str:
     return "\n".join(lines[start:end])
 
 
-async def test_a_stopped_task_stays_in_the_sidebar_until_a_newer_one_starts(live: Live
-                                                                           ) -> None:
+async def test_a_stopped_task_stays_in_the_sidebar_until_a_newer_one_starts(live: Live) -> None:
     store = live.store
     app = SwarmApp(live.client)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
-        old = store.add_task("Gauss", NewTask(spec="port the parser", review_on_idle=False),
-                             "test")
+        old = store.add_task("Gauss", NewTask(spec="port the parser", review_on_idle=False), "test")
         store.update_task(old, status="stopped", rounds=5, reasons="5 rounds, still incomplete")
-        await until(lambda: "■ stopped r5: 5 rounds, still" in agent_lines(app, "Gauss"),
-                    what="the stopped task in the sidebar",
-                    detail=lambda: agent_lines(app, "Gauss"))
+        await until(
+            lambda: "■ stopped r5: 5 rounds, still" in agent_lines(app, "Gauss"),
+            what="the stopped task in the sidebar",
+            detail=lambda: agent_lines(app, "Gauss"),
+        )
         # a newer task: the stopped one shows until the new one is under way
-        new = live.fleet.tasks.add("Gauss", NewTask(spec="port the lexer", review_on_idle=False),
-                                   origin="test")
-        await until(lambda: getattr(store.task(new), "status", None) == "in-progress",
-                    what="the new task delivered")
-        await until(lambda: "▸ in-progress" in agent_lines(app, "Gauss"),
-                    what="the new task in the sidebar")
+        new = live.fleet.tasks.add(
+            "Gauss", NewTask(spec="port the lexer", review_on_idle=False), origin="test"
+        )
+        await until(
+            lambda: getattr(store.task(new), "status", None) == "in-progress",
+            what="the new task delivered",
+        )
+        await until(
+            lambda: "▸ in-progress" in agent_lines(app, "Gauss"), what="the new task in the sidebar"
+        )
         assert "stopped" not in agent_lines(app, "Gauss")
 
 
-async def test_the_sidebar_says_how_long_the_oldest_message_has_waited(slow: Live,
-                                                                      tmp_path: Path) -> None:
+async def test_the_sidebar_says_how_long_the_oldest_message_has_waited(
+    slow: Live, tmp_path: Path
+) -> None:
     gauss = slow.fleet.agents["Gauss"]
     app = SwarmApp(slow.client)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -53,16 +58,20 @@ async def test_the_sidebar_says_how_long_the_oldest_message_has_waited(slow: Liv
         first = slow.fleet.send(["Gauss"], "a long job")[0]
         await until(lambda: received(tmp_path, "Gauss") == ["a long job"], what="delivered")
         # settled: the engine's count of Gauss's queue no longer holds it
-        await until(lambda: getattr(slow.store.message(first.id), "status", "") == "delivered",
-                    what="the first message settled")
+        await until(
+            lambda: getattr(slow.store.message(first.id), "status", "") == "delivered",
+            what="the first message settled",
+        )
         second = slow.fleet.send(["Gauss"], "2nd")[0]
         # as if the second had been written three minutes ago (the engine reports the
         # change with the next one's)
         gauss.waiting[second.id] -= 185
         slow.fleet.send(["Gauss"], "3rd")
-        await until(lambda: re.search(r"✉2 3m(\d+s)? working", agent_lines(app, "Gauss")),
-                    what="✉2 3m… for Gauss",
-                    detail=lambda: agent_lines(app, "Gauss"))
+        await until(
+            lambda: re.search(r"✉2 3m(\d+s)? working", agent_lines(app, "Gauss")),
+            what="✉2 3m… for Gauss",
+            detail=lambda: agent_lines(app, "Gauss"),
+        )
         await pilot.pause()
         assert "✉" not in agent_lines(app, "Hilbert")
 

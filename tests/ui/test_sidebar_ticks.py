@@ -48,8 +48,9 @@ def counting(sidebar: Sidebar, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return builds
 
 
-async def test_a_fleet_at_rest_is_not_built_again(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_fleet_at_rest_is_not_built_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     view = still_fleet(tmp_path)
     wall = Wall(monkeypatch, view.agents["Gauss"].last_output + 7350)  # every clock: 2h2m
     app = SwarmApp(FakeClient(view))
@@ -68,52 +69,66 @@ async def test_a_fleet_at_rest_is_not_built_again(tmp_path: Path,
         assert "2h3m" in row_of(app, "Gauss")
 
 
-async def test_a_clock_in_its_first_seconds_moves_by_itself(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+async def test_a_clock_in_its_first_seconds_moves_by_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wall = Wall(monkeypatch)
     view = still_fleet(tmp_path)
     hilbert = view.agents["Hilbert"]  # idle
-    view.agents["Hilbert"] = hilbert.model_copy(update={"last_output": wall.now - 7.2,
-                                                        "state_since": wall.now - 7.2})
+    view.agents["Hilbert"] = hilbert.model_copy(
+        update={"last_output": wall.now - 7.2, "state_since": wall.now - 7.2}
+    )
     app = SwarmApp(FakeClient(view))
     async with app.run_test(size=(160, 48)) as pilot:
-        await until(lambda: "idle 7s" in row_of(app, "Hilbert"), what="idle 7s",
-                    detail=lambda: row_of(app, "Hilbert"))
+        await until(
+            lambda: "idle 7s" in row_of(app, "Hilbert"),
+            what="idle 7s",
+            detail=lambda: row_of(app, "Hilbert"),
+        )
         await pilot.pause()
         wall.now += 1.0
         app._tick_sidebar()
-        await until(lambda: "idle 8s" in row_of(app, "Hilbert"), what="idle 8s",
-                    detail=lambda: row_of(app, "Hilbert"))
+        await until(
+            lambda: "idle 8s" in row_of(app, "Hilbert"),
+            what="idle 8s",
+            detail=lambda: row_of(app, "Hilbert"),
+        )
         wall.now += 2.0
         app._tick_sidebar()
-        await until(lambda: "idle 10s" in row_of(app, "Hilbert"), what="idle 10s",
-                    detail=lambda: row_of(app, "Hilbert"))
+        await until(
+            lambda: "idle 10s" in row_of(app, "Hilbert"),
+            what="idle 10s",
+            detail=lambda: row_of(app, "Hilbert"),
+        )
         builds = counting(app._sidebar, monkeypatch)
         wall.now += 5.0  # 15 s: still `10s`
         app._tick_sidebar()
         assert builds == []
 
 
-async def test_a_reminder_countdown_moves_by_itself(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_reminder_countdown_moves_by_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wall = Wall(monkeypatch)
     view = still_fleet(tmp_path, work=Work(countdowns={"Gauss": 72.0}))
     view._work_at = wall.now  # the countdowns were read now
     app = SwarmApp(FakeClient(view))
     async with app.run_test(size=(160, 48)) as pilot:
         sidebar = app.query_one(Sidebar)
-        await until(lambda: "⏰ 1m" in text_of(sidebar), what="⏰ 1m",
-                    detail=lambda: text_of(sidebar))
+        await until(
+            lambda: "⏰ 1m" in text_of(sidebar), what="⏰ 1m", detail=lambda: text_of(sidebar)
+        )
         await pilot.pause()
         wall.now += 22.0
         app._tick_sidebar()
-        await until(lambda: "⏰ 50s" in text_of(sidebar), what="⏰ 50s",
-                    detail=lambda: text_of(sidebar))
+        await until(
+            lambda: "⏰ 50s" in text_of(sidebar), what="⏰ 50s", detail=lambda: text_of(sidebar)
+        )
 
 
-async def test_a_resized_sidebar_is_built_for_its_width(tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_resized_sidebar_is_built_for_its_width(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     Wall(monkeypatch)
     app = SwarmApp(FakeClient(still_fleet(tmp_path)))
     async with app.run_test(size=(200, 55)) as pilot:

@@ -84,10 +84,14 @@ def test_diff_view(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-unt
 
     async def open_and_comment(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press("d")
-        await until(lambda: isinstance(app.screen, DiffScreen) and app.screen.diff_log.rows,
-                    what="the diff view")
+        await until(
+            lambda: isinstance(app.screen, DiffScreen) and app.screen.diff_log.rows,
+            what="the diff view",
+        )
         await pilot.press("]", "]", "]", *["down"] * 5, "c", *"json is not used", "enter")
-        await until(lambda: isinstance(app.screen, DiffScreen) and app.screen.comments,
-                    what="the comment written")
+        await until(
+            lambda: isinstance(app.screen, DiffScreen) and app.screen.comments,
+            what="the comment written",
+        )
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=open_and_comment)

@@ -44,17 +44,21 @@ async def test_every_tile_holds_a_whole_mock_window_at_every_size(tmp_path: Path
     async with app.run_test(size=(80, 24)) as pilot:
         for size in ((80, 24), (120, 40), (200, 55), (300, 80)):
             await pilot.resize_terminal(*size)
-            await until(lambda s=size: app._laid_out and tuple(app.size) == s,
-                        what=f"laid out at {size}")
-            await until(lambda: set(client.sizes) == set(shown(app)),
-                        what="the shown tiles' sizes said to the engine")
+            await until(
+                lambda s=size: app._laid_out and tuple(app.size) == s, what=f"laid out at {size}"
+            )
+            await until(
+                lambda: set(client.sizes) == set(shown(app)),
+                what="the shown tiles' sizes said to the engine",
+            )
             assert min(content_widths(app)) >= 44, (size, app.cols, content_widths(app))
             assert min(w for w, _ in client.sizes.values()) >= 44, (size, client.sizes)
             assert app.pages == -(-16 // (app.cols * app.rows))
 
 
 async def test_an_80_column_cli_gets_wider_tiles_and_a_resize_keeps_the_selection(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     app = SwarmApp(FakeClient(with_cli(still_fleet(tmp_path, count=16), "codex", "Euler")))
     async with app.run_test(size=(200, 55)) as pilot:
         await until(lambda: app._laid_out, what="the first layout")

@@ -41,50 +41,78 @@ async def test_help_lists_the_palette_enter_sideways_and_each_border(tmp_path: P
     assert "pgup / [ Prev page" in text and "Prev page or agent" not in text
 
 
-@pytest.mark.parametrize(("verb", "shown"), [("go", "enter go · esc cancel"),
-                                             ("search", "enter search · esc cancel"),
-                                             ("filter", "enter filter · esc cancel")])
-async def test_a_one_line_dialog_says_what_enter_does(tmp_path: Path, verb: str,
-                                                      shown: str) -> None:
+@pytest.mark.parametrize(
+    ("verb", "shown"),
+    [
+        ("go", "enter go · esc cancel"),
+        ("search", "enter search · esc cancel"),
+        ("filter", "enter filter · esc cancel"),
+    ],
+)
+async def test_a_one_line_dialog_says_what_enter_does(
+    tmp_path: Path, verb: str, shown: str
+) -> None:
     app = SwarmApp(FakeClient(still_fleet(tmp_path, count=3)))
     async with app.run_test(size=(120, 40)):
         app.push_screen(FocusScreen("", "", title="a title", verb=verb))
-        await until(lambda: isinstance(app.screen, FocusScreen)
-                    and app.screen.query("#prompt-help"), what="the dialog")
+        await until(
+            lambda: isinstance(app.screen, FocusScreen) and app.screen.query("#prompt-help"),
+            what="the dialog",
+        )
         hint = app.screen.query_one("#prompt-help")
         await until(lambda: text_of(hint) == shown, what=shown, detail=lambda: text_of(hint))
         assert "save" not in text_of(app.screen)
 
 
-SCREEN = ["╭" + "─" * 42 + "╮", "│ Run `pytest -q`?", "│   1. Yes",
-          "│   2. No, and tell the agent what to do dif", "╰" + "─" * 42 + "╯"]
+SCREEN = [
+    "╭" + "─" * 42 + "╮",
+    "│ Run `pytest -q`?",
+    "│   1. Yes",
+    "│   2. No, and tell the agent what to do dif",
+    "╰" + "─" * 42 + "╯",
+]
 
 
 def test_an_option_cut_by_the_window_ends_with_an_ellipsis() -> None:
-    agent = AgentView(name="Turing", role="worker", state="needs-permission",
-                      options=[("1", "Yes"), ("2", "No, and tell the agent what to do dif")])
+    agent = AgentView(
+        name="Turing",
+        role="worker",
+        state="needs-permission",
+        options=[("1", "Yes"), ("2", "No, and tell the agent what to do dif")],
+    )
     seen = shown_options(agent, SCREEN)
     assert seen == [("1", "Yes"), ("2", "No, and tell the agent what to do…")]
     reply: dict[str, object] = {"option": "2. No, and tell the agent what to do dif"}
-    assert answered_line("Turing", reply, seen) == \
-        "Turing: answered 2. No, and tell the agent what to do…"
+    assert (
+        answered_line("Turing", reply, seen)
+        == "Turing: answered 2. No, and tell the agent what to do…"
+    )
     # the option whole when the human saw it whole, whatever the engine read after
     whole = [("2", "No, and tell the agent what to do differently")]
-    assert answered_line("Turing", {"option": "2. No, and tell"}, whole) == \
-        "Turing: answered 2. No, and tell the agent what to do differently"
-    assert answered_line("Turing", {"option": "1. Yes", "asks": "run it?"}, seen) == \
-        "Turing: answered 1. Yes; it asks again: run it?"
+    assert (
+        answered_line("Turing", {"option": "2. No, and tell"}, whole)
+        == "Turing: answered 2. No, and tell the agent what to do differently"
+    )
+    assert (
+        answered_line("Turing", {"option": "1. Yes", "asks": "run it?"}, seen)
+        == "Turing: answered 1. Yes; it asks again: run it?"
+    )
 
 
-def test_the_command_to_come_back_is_one_that_runs(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_command_to_come_back_is_one_that_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cli = str(CHECKOUT / "swarm_tui" / "cli.py")  # `python3 -m swarm_tui demo` runs this
     assert swarm_command("ui", "demo", argv0=cli, cwd=CHECKOUT) == "python3 -m swarm_tui ui demo"
-    assert swarm_command("ui", "demo", argv0=cli, cwd=tmp_path) == \
-        f"cd {CHECKOUT} && python3 -m swarm_tui ui demo"
+    assert (
+        swarm_command("ui", "demo", argv0=cli, cwd=tmp_path)
+        == f"cd {CHECKOUT} && python3 -m swarm_tui ui demo"
+    )
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
-    assert swarm_command("ui", "my fleet", argv0=".venv/bin/swarm", cwd=CHECKOUT) == \
-        ".venv/bin/swarm ui 'my fleet'"
+    assert (
+        swarm_command("ui", "my fleet", argv0=".venv/bin/swarm", cwd=CHECKOUT)
+        == ".venv/bin/swarm ui 'my fleet'"
+    )
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     swarm = bin_dir / "swarm"

@@ -114,8 +114,13 @@ def test_the_state_directory_is_open_to_clis_that_fence_their_files(cli: str) ->
     """A fresh start asks the agent to write its handoff note into swarm's state directory,
     outside its working directory: Codex's sandbox must let it write there. (Not Claude
     Code: `--add-dir` makes it ask at every start whether to trust the directory.)"""
-    ctx = LaunchContext(python="python3", mock_agent="m", bin_dir="/opt/sw/bin",
-                        socket="/tmp/s.sock", state_dir="/var/sw/fleets/demo")
+    ctx = LaunchContext(
+        python="python3",
+        mock_agent="m",
+        bin_dir="/opt/sw/bin",
+        socket="/tmp/s.sock",
+        state_dir="/var/sw/fleets/demo",
+    )
     words = shlex.split(adapter_for(cli).launch(_agent(cli), ctx))
     assert words[words.index("--add-dir") + 1] == "/var/sw/fleets/demo"
     assert "--add-dir" not in shlex.split(adapter_for(cli).launch(_agent(cli), CTX))

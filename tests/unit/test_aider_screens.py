@@ -38,12 +38,26 @@ def read(name: str) -> Reading:
         ("working", Reading(AgentState.WORKING)),
         ("idle-after-turn", Reading(AgentState.IDLE, "")),
         ("idle-after-clear", Reading(AgentState.IDLE, "")),
-        ("permission-file",
-         Reading(AgentState.NEEDS_PERMISSION, None, "Add file to the chat? notes.txt", None,
-                 (("1", "Yes"), ("2", "No"), ("3", "Don't ask again")))),
-        ("permission-create",
-         Reading(AgentState.NEEDS_PERMISSION, None, "Create new file? hello.py", None,
-                 (("1", "Yes"), ("2", "No")))),
+        (
+            "permission-file",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                "Add file to the chat? notes.txt",
+                None,
+                (("1", "Yes"), ("2", "No"), ("3", "Don't ask again")),
+            ),
+        ),
+        (
+            "permission-create",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                "Create new file? hello.py",
+                None,
+                (("1", "Yes"), ("2", "No")),
+            ),
+        ),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:

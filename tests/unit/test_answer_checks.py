@@ -64,8 +64,13 @@ class Dialog:
 
 def answers(dialog: Dialog, monkeypatch: pytest.MonkeyPatch) -> Answers:
     adapter = adapter_for("claude")
-    agent = SimpleNamespace(name="Ada", spec=SimpleNamespace(cli="claude"), adapter=adapter,
-                            pane="%1", state=AgentState.NEEDS_PERMISSION)
+    agent = SimpleNamespace(
+        name="Ada",
+        spec=SimpleNamespace(cli="claude"),
+        adapter=adapter,
+        pane="%1",
+        state=AgentState.NEEDS_PERMISSION,
+    )
     fleet = SimpleNamespace(
         resolve=lambda names: [agent],
         reachable=lambda a: True,
@@ -115,8 +120,11 @@ async def test_a_single_enter_goes_only_into_the_dialog_read_right_before_it(
     by the time the Enter would go: no Enter into whatever is there now."""
     other = replace(DIALOG, question="Trust this folder?")
     dialog = Dialog(screens=[DIALOG, other], reading=other)
-    with pytest.raises(NotAnswered, match=r"closed or changed while it was being answered "
-                       r"\(nothing was typed\); the rest was not typed"):
+    with pytest.raises(
+        NotAnswered,
+        match=r"closed or changed while it was being answered "
+        r"\(nothing was typed\); the rest was not typed",
+    ):
         await answer(answers(dialog, monkeypatch), "no")
     assert dialog.keys == []
     dialog = Dialog(screens=[DIALOG, IDLE], reading=IDLE)  # or no dialog at all
@@ -133,8 +141,11 @@ async def test_the_options_the_human_saw_must_be_the_dialogs(
 ) -> None:
     dialog = Dialog()
     a = answers(dialog, monkeypatch)
-    with pytest.raises(NotAnswered, match=r"dialog changed: its options are now 1\. Yes / 2\. "
-                       r"No \(recommended\); nothing was typed"):
+    with pytest.raises(
+        NotAnswered,
+        match=r"dialog changed: its options are now 1\. Yes / 2\. "
+        r"No \(recommended\); nothing was typed",
+    ):
         await answer(a, "yes", options=[("1", "Yes"), ("2", "No")])
     assert dialog.keys == []
     reply = await answer(a, "yes", options=[list(o) for o in OPTIONS])  # as JSON brings them
@@ -147,8 +158,11 @@ async def test_a_hung_link_ends_the_answer_at_its_deadline_and_frees_the_agent(
     dialog = Dialog(hang=True)
     a = answers(dialog, monkeypatch)
     monkeypatch.setattr(answer_module, "ANSWER_DEADLINE", 0.3)
-    with pytest.raises(NotAnswered, match=r"^Ada \(claude\): no answer within 0 s \(its host's "
-                       r"link is slow or hung\); nothing was typed; attach to look$"):
+    with pytest.raises(
+        NotAnswered,
+        match=r"^Ada \(claude\): no answer within 0 s \(its host's "
+        r"link is slow or hung\); nothing was typed; attach to look$",
+    ):
         await answer(a, "yes")
     dialog.hang = False  # the link is back: the next answer is not stuck behind the lock
     assert (await answer(a, "yes"))["option"] == "1. Yes"

@@ -145,10 +145,12 @@ def test_yes_is_the_first_yes_never_the_always_option() -> None:
     )
     assert pick("x", asking, "yes") == 1  # the first yes that is for this once only
     assert pick("x", asking, "no") == 2
-    for always in ("Allow always", "Yes, and always allow access to src/",
-                   "Yes, and do not ask again for this command"):
-        only = Reading(AgentState.NEEDS_PERMISSION, None, "?", None,
-                       (("1", always), ("2", "No")))
+    for always in (
+        "Allow always",
+        "Yes, and always allow access to src/",
+        "Yes, and do not ask again for this command",
+    ):
+        only = Reading(AgentState.NEEDS_PERMISSION, None, "?", None, (("1", always), ("2", "No")))
         with pytest.raises(CannotAnswer, match="y never picks that: press its number"):
             pick("x", only, "yes")
         assert pick("x", only, "1") == 0

@@ -37,29 +37,58 @@ def read(name: str) -> Reading:
         ("starting", Reading(None)),
         ("idle", Reading(AgentState.IDLE, "")),
         ("draft", Reading(AgentState.IDLE, "fix the flaky test in tests/test_io.py")),
-        ("draft-multiline",
-         Reading(AgentState.IDLE, "first line of the plan\nsecond line: run it")),
+        (
+            "draft-multiline",
+            Reading(AgentState.IDLE, "first line of the plan\nsecond line: run it"),
+        ),
         ("draft-pasted", Reading(AgentState.IDLE, "[Pasted text #1 +44 lines]")),
         ("draft-slash", Reading(AgentState.IDLE, "/notacommand please")),
         ("working", Reading(AgentState.WORKING, "")),
         ("working-draft", Reading(AgentState.WORKING, "and then the parser")),
         ("idle-after-turn", Reading(AgentState.IDLE, "")),
         # numbered options are picked by their number: no cursor
-        ("permission", Reading(AgentState.NEEDS_PERMISSION, None, PROCEED, None, (
-            ("1", "Yes"),
-            ("2", "Yes, and always allow access to /tmp/claude-screens-9re6n2d8/proj from "
-                  "this project"),
-            ("3", "No")))),
+        (
+            "permission",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                PROCEED,
+                None,
+                (
+                    ("1", "Yes"),
+                    (
+                        "2",
+                        "Yes, and always allow access to /tmp/claude-screens-9re6n2d8/proj from "
+                        "this project",
+                    ),
+                    ("3", "No"),
+                ),
+            ),
+        ),
         # options without numbers are walked with the arrows from the ❯
-        ("api-key-dialog", Reading(
-            AgentState.NEEDS_PERMISSION, None,
-            "Do you want to use this API key? (Detected a custom API key in your environment)",
-            None, (("1", "Yes"), ("2", "No (recommended)")), 1)),
-        ("trust-dialog", Reading(
-            AgentState.NEEDS_PERMISSION, None,
-            "Quick safety check: Is this a project you created or one you trust? "
-            "(Accessing workspace)", None, (("1", "No, exit"), ("2", "Yes, I trust this folder")),
-            0)),
+        (
+            "api-key-dialog",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                "Do you want to use this API key? (Detected a custom API key in your environment)",
+                None,
+                (("1", "Yes"), ("2", "No (recommended)")),
+                1,
+            ),
+        ),
+        (
+            "trust-dialog",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                "Quick safety check: Is this a project you created or one you trust? "
+                "(Accessing workspace)",
+                None,
+                (("1", "No, exit"), ("2", "Yes, I trust this folder")),
+                0,
+            ),
+        ),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:
@@ -82,13 +111,19 @@ def test_transcript_quoting_the_chrome_does_not_change_the_reading() -> None:
 def test_an_answer_that_looks_like_a_spinner_is_not_work() -> None:
     lines = screen("idle")
     top = next(i for i, ln in enumerate(lines) if ln.startswith("────"))
-    lines[top - 1:top - 1] = ["● Thinking…", "  Working… (3s)"]
+    lines[top - 1 : top - 1] = ["● Thinking…", "  Working… (3s)"]
     assert ClaudeAdapter().read(lines).state is AgentState.IDLE
 
 
-@pytest.mark.parametrize(("warning", "left"), [
-    ("12% until auto-compact", 12), ("83% context used", 17), ("auto-compact next", 0),
-    ("Context left until auto-compact: 9%", 9)])
+@pytest.mark.parametrize(
+    ("warning", "left"),
+    [
+        ("12% until auto-compact", 12),
+        ("83% context used", 17),
+        ("auto-compact next", 0),
+        ("Context left until auto-compact: 9%", 9),
+    ],
+)
 def test_context_warning(warning: str, left: int) -> None:
     """Not captured: the FakeLLM could not make 2.1.332 show its warning (a toast near the
     compaction threshold of a 1M window); the strings are the ones in the 2.1.332 binary,
@@ -99,14 +134,17 @@ def test_context_warning(warning: str, left: int) -> None:
     assert ClaudeAdapter().read(lines) == Reading(AgentState.IDLE, "", "", left)
 
 
-@pytest.mark.parametrize(("before", "after", "verdict"), [
-    ("idle", "working", True),  # the box emptied and the turn started
-    ("idle", "permission", True),  # the turn already asks for a tool
-    ("idle", "draft-pasted", False),  # the marker is still in the box: one rescue Enter
-    ("idle", "draft-multiline", False),  # the Enter became a newline
-    ("idle", "idle", False),  # nothing arrived yet: keep looking
-    ("idle", "starting", None),  # no box to read: never a blind Enter
-])
+@pytest.mark.parametrize(
+    ("before", "after", "verdict"),
+    [
+        ("idle", "working", True),  # the box emptied and the turn started
+        ("idle", "permission", True),  # the turn already asks for a tool
+        ("idle", "draft-pasted", False),  # the marker is still in the box: one rescue Enter
+        ("idle", "draft-multiline", False),  # the Enter became a newline
+        ("idle", "idle", False),  # nothing arrived yet: keep looking
+        ("idle", "starting", None),  # no box to read: never a blind Enter
+    ],
+)
 def test_submitted(before: str, after: str, verdict: bool | None) -> None:
     assert ClaudeAdapter().submitted(screen(before), screen(after), "x") is verdict
 
@@ -129,8 +167,19 @@ def test_typed_text_escapes_a_leading_bang() -> None:
 
 
 def _agent(**kw: object) -> ResolvedAgent:
-    base: dict[str, object] = dict(name="Gauss", cli="claude", model="", role="worker", focus="",
-                                   prompt="", command="", args=(), env={}, cwd="/w", index=0)
+    base: dict[str, object] = dict(
+        name="Gauss",
+        cli="claude",
+        model="",
+        role="worker",
+        focus="",
+        prompt="",
+        command="",
+        args=(),
+        env={},
+        cwd="/w",
+        index=0,
+    )
     return ResolvedAgent(**{**base, **kw})  # type: ignore[arg-type]
 
 
@@ -141,8 +190,7 @@ def test_launch_plain_with_model_and_args() -> None:
     adapter = ClaudeAdapter()
     assert adapter.launch(_agent(), CTX) == "claude"
     line = adapter.launch(_agent(model="claude-sonnet-4-5", args=("--add-dir", "/data x")), CTX)
-    assert shlex.split(line) == ["claude", "--model", "claude-sonnet-4-5", "--add-dir",
-                                 "/data x"]
+    assert shlex.split(line) == ["claude", "--model", "claude-sonnet-4-5", "--add-dir", "/data x"]
 
 
 def test_launch_with_hooks_passes_settings_on_the_command_line() -> None:
@@ -155,26 +203,53 @@ def test_launch_with_hooks_passes_settings_on_the_command_line() -> None:
         (hook,) = group["hooks"]
         # never fails: a Stop hook exiting 2 would keep Claude Code working
         assert hook["command"].startswith("swarm hook claude") and hook["command"].endswith(
-            "|| true")
+            "|| true"
+        )
 
 
-@pytest.mark.parametrize(("payload", "state"), [
-    ({"hook_event_name": "Stop", "stop_hook_active": False}, AgentState.IDLE),
-    ({"hook_event_name": "Notification", "notification_type": "permission_prompt",
-      "message": "Claude needs your permission"}, AgentState.NEEDS_PERMISSION),
-    ({"hook_event_name": "Notification", "message": "Claude needs your permission to use Bash"},
-     AgentState.NEEDS_PERMISSION),
-    ({"hook_event_name": "Notification", "notification_type": "idle_prompt",
-      "message": "Claude is waiting for your input"}, AgentState.IDLE),
-    ({"hook_event_name": "Notification", "notification_type": "auth_success"}, None),
-    ({"hook_event_name": "SubagentStop"}, None),
-    ({}, None),
-])
+@pytest.mark.parametrize(
+    ("payload", "state"),
+    [
+        ({"hook_event_name": "Stop", "stop_hook_active": False}, AgentState.IDLE),
+        (
+            {
+                "hook_event_name": "Notification",
+                "notification_type": "permission_prompt",
+                "message": "Claude needs your permission",
+            },
+            AgentState.NEEDS_PERMISSION,
+        ),
+        (
+            {
+                "hook_event_name": "Notification",
+                "message": "Claude needs your permission to use Bash",
+            },
+            AgentState.NEEDS_PERMISSION,
+        ),
+        (
+            {
+                "hook_event_name": "Notification",
+                "notification_type": "idle_prompt",
+                "message": "Claude is waiting for your input",
+            },
+            AgentState.IDLE,
+        ),
+        ({"hook_event_name": "Notification", "notification_type": "auth_success"}, None),
+        ({"hook_event_name": "SubagentStop"}, None),
+        ({}, None),
+    ],
+)
 def test_hook_state(payload: dict[str, object], state: AgentState | None) -> None:
     assert ClaudeAdapter().hook_state(payload) is state
 
 
 def test_headless() -> None:
     assert ClaudeAdapter().headless("") == ["claude", "-p", "--output-format", "json"]
-    assert ClaudeAdapter().headless("m") == ["claude", "-p", "--output-format", "json",
-                                             "--model", "m"]
+    assert ClaudeAdapter().headless("m") == [
+        "claude",
+        "-p",
+        "--output-format",
+        "json",
+        "--model",
+        "m",
+    ]

@@ -41,29 +41,46 @@ def read(name: str) -> Reading:
         ("idle-untrusted", Reading(IDLE, "", "", None)),  # default status line: no context
         ("idle-after-turn", Reading(IDLE, "", "", 100)),
         ("draft", Reading(IDLE, "fix the flaky test", "", 100)),
-        ("draft-multiline",
-         Reading(IDLE, "first line of the plan\n\nsecond line: run it", "", 100)),
+        (
+            "draft-multiline",
+            Reading(IDLE, "first line of the plan\n\nsecond line: run it", "", 100),
+        ),
         ("draft-pasted", Reading(IDLE, "[Pasted Content 2000 chars]", "", 100)),
         ("working", Reading(WORKING, "", "", 100)),
         ("streaming", Reading(None, "", "", 100)),  # answer text streams: chrome cannot tell
         ("working-draft", Reading(None, "typed while busy", "", 100)),
-        ("permission", Reading(AgentState.NEEDS_PERMISSION, None,
-                               "Would you like to run the following command? touch x", None, (
-                                   ("1", "Yes, proceed (y)"),
-                                   ("2", "Yes, and don't ask again for commands that start "
-                                         "with `touch x` (p)"),
-                                   ("3", "No, and tell Codex what to do differently (esc)")),
-                               0)),
+        (
+            "permission",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                "Would you like to run the following command? touch x",
+                None,
+                (
+                    ("1", "Yes, proceed (y)"),
+                    ("2", "Yes, and don't ask again for commands that start with `touch x` (p)"),
+                    ("3", "No, and tell Codex what to do differently (esc)"),
+                ),
+                0,
+            ),
+        ),
         # a picker above the box would take Enter: not idle, so nothing is typed
         ("file-picker", Reading(None, "see @READ", "", 100)),
         ("slash-popup", Reading(None, "/new", "", 100)),
         # refused as an unknown command: the draft stays, and the box takes a message
         ("unrecognized", Reading(IDLE, "/explain this please\nand the second line", "", 100)),
         # no question line: the title and the options say what it asks
-        ("model-choice", Reading(AgentState.NEEDS_PERMISSION, None,
-                                 "Meet GPT-6 Sol: 1. Try new model / 2. Use existing model",
-                                 None, (("1", "Try new model"), ("2", "Use existing model")),
-                                 0)),
+        (
+            "model-choice",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                "Meet GPT-6 Sol: 1. Try new model / 2. Use existing model",
+                None,
+                (("1", "Try new model"), ("2", "Use existing model")),
+                0,
+            ),
+        ),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:
@@ -98,31 +115,54 @@ def test_submitted_sees_an_emptied_box_a_kept_draft_and_an_approval() -> None:
 
 
 def _agent(**fields: object) -> ResolvedAgent:
-    base = dict(name="Hilbert", index=0, cli="codex", model="", role="worker", focus="",
-                prompt="", command="", args=[], env={}, cwd="", host="local", gpus="",
-                hooks=False)
+    base = dict(
+        name="Hilbert",
+        index=0,
+        cli="codex",
+        model="",
+        role="worker",
+        focus="",
+        prompt="",
+        command="",
+        args=[],
+        env={},
+        cwd="",
+        host="local",
+        gpus="",
+        hooks=False,
+    )
     return ResolvedAgent(**{**base, **fields})  # type: ignore[arg-type]
 
 
-CTX = LaunchContext(python="python3", mock_agent="mock", bin_dir="/opt/sw/bin",
-                    socket="/tmp/s.sock")
+CTX = LaunchContext(
+    python="python3", mock_agent="mock", bin_dir="/opt/sw/bin", socket="/tmp/s.sock"
+)
 
 
 def test_launch_without_daemon_with_model_args_and_notify() -> None:
     codex = CodexAdapter()
     assert codex.launch(_agent(), CTX) == "codex --no-daemon"
     line = codex.launch(_agent(model="gpt-5", args=["-s", "read-only"], hooks=True), CTX)
-    assert line == ("codex --no-daemon --model gpt-5 -c "
-                    "'notify=[\"/opt/sw/bin/swarm\", \"hook\", \"codex\"]' -s read-only")
+    assert line == (
+        "codex --no-daemon --model gpt-5 -c "
+        '\'notify=["/opt/sw/bin/swarm", "hook", "codex"]\' -s read-only'
+    )
 
 
 def test_hook_turn_complete_is_idle_except_the_title_side_thread() -> None:
     codex = CodexAdapter()
-    done = {"type": "agent-turn-complete", "thread-id": "t1", "turn-id": "u1",
-            "input-messages": ["fix it"], "last-assistant-message": "Done."}
+    done = {
+        "type": "agent-turn-complete",
+        "thread-id": "t1",
+        "turn-id": "u1",
+        "input-messages": ["fix it"],
+        "last-assistant-message": "Done.",
+    }
     assert codex.hook_state(done) is IDLE
-    title = {**done, "input-messages": [
-        "Generate a concise, single-line task title of at most 36 characters …"]}
+    title = {
+        **done,
+        "input-messages": ["Generate a concise, single-line task title of at most 36 characters …"],
+    }
     assert codex.hook_state(title) is None
     assert codex.hook_state({"type": "something-else"}) is None
 
@@ -131,13 +171,21 @@ def test_the_conversation_is_the_users_thread_not_the_title_side_thread() -> Non
     """Codex 0.171 names a conversation in an ephemeral thread whose notify may come after
     the real turn's; taking its id made `codex resume` answer "No saved session found"."""
     codex = CodexAdapter()
-    real = {"type": "agent-turn-complete", "thread-id": "01a24619-ab88-7b23-9990-758d8f388b14",
-            "turn-id": "01a24619-b490-73a2-85de-ca245cb6a124",
-            "input-messages": ["remember the word kumquat"]}
-    side = {"type": "agent-turn-complete", "thread-id": "01a24619-b4d0-7c60-8c79-832c78cdca0c",
-            "turn-id": "01a24619-b4ef-7903-ae0b-ae8e66aea7de", "input-messages": [
-                "Generate a concise, single-line task title of at most 36 characters and "
-                "under five words where possible.\n\nUser prompt:\nremember the word kumquat"]}
+    real = {
+        "type": "agent-turn-complete",
+        "thread-id": "01a24619-ab88-7b23-9990-758d8f388b14",
+        "turn-id": "01a24619-b490-73a2-85de-ca245cb6a124",
+        "input-messages": ["remember the word kumquat"],
+    }
+    side = {
+        "type": "agent-turn-complete",
+        "thread-id": "01a24619-b4d0-7c60-8c79-832c78cdca0c",
+        "turn-id": "01a24619-b4ef-7903-ae0b-ae8e66aea7de",
+        "input-messages": [
+            "Generate a concise, single-line task title of at most 36 characters and "
+            "under five words where possible.\n\nUser prompt:\nremember the word kumquat"
+        ],
+    }
     assert codex.session_id(real) == "01a24619-ab88-7b23-9990-758d8f388b14"
     assert codex.session_id(side) == ""
 
@@ -145,13 +193,13 @@ def test_the_conversation_is_the_users_thread_not_the_title_side_thread() -> Non
 def test_headless_reads_the_prompt_from_stdin() -> None:
     argv = CodexAdapter().headless("gpt-5")
     assert argv[:2] == ["codex", "exec"] and argv[-1] == "-"
-    assert ["--model", "gpt-5"] == argv[argv.index("--model"):argv.index("--model") + 2]
+    assert ["--model", "gpt-5"] == argv[argv.index("--model") : argv.index("--model") + 2]
 
 
 def test_model_choice_reads_the_same_with_the_other_option_selected_and_in_colour() -> None:
     lines = screen("model-choice")
     first = lines.index("› 1. Try new model")
-    lines[first:first + 2] = ["  1. Try new model", "› 2. Use existing model"]
+    lines[first : first + 2] = ["  1. Try new model", "› 2. Use existing model"]
     assert CodexAdapter().read(lines) == replace(read("model-choice"), cursor=1)
     ansi = screen("model-choice-ansi")
     assert CodexAdapter().read([plain(ln) for ln in ansi]) == read("model-choice")
@@ -159,8 +207,10 @@ def test_model_choice_reads_the_same_with_the_other_option_selected_and_in_colou
 
 def test_a_choice_without_question_or_title_still_asks_something() -> None:
     lines = ["› 1. Yes, continue", "  2. No, stop", "", "  enter/esc confirm · ^c quit"]
-    assert CodexAdapter().read(lines).question == "Codex asks for a choice: 1. Yes, continue " \
+    assert (
+        CodexAdapter().read(lines).question == "Codex asks for a choice: 1. Yes, continue "
         "/ 2. No, stop"
+    )
     long = ["  " + "A very long title " * 10, "", *lines]
     question = CodexAdapter().read(long).question
     assert question.startswith("A very long title") and len(question) == 100

@@ -53,4 +53,5 @@ def test_an_agent_started_again_is_told_its_first_open_task(tmp_path: Path) -> N
     tid = store.add_task("Gauss", NewTask(spec="Make the kernel 2x faster"), "test")
     store.add_task("Gauss", NewTask(spec="Then the docs"), "test")
     assert task_line(store, Gauss()) == (  # type: ignore[arg-type]
-        f"Your open task #{tid} (pending): Make the kernel 2x faster")
+        f"Your open task #{tid} (pending): Make the kernel 2x faster"
+    )

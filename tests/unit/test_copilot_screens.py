@@ -28,23 +28,50 @@ def read(name: str) -> Reading:
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("trust", Reading(AgentState.NEEDS_PERMISSION, None, "trust the files in this folder",
-                          None, (("1", "Yes"),
-                                 ("2", "Yes, and remember this folder for future sessions"),
-                                 ("3", "No (Esc)")), 0)),
+        (
+            "trust",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                "trust the files in this folder",
+                None,
+                (
+                    ("1", "Yes"),
+                    ("2", "Yes, and remember this folder for future sessions"),
+                    ("3", "No (Esc)"),
+                ),
+                0,
+            ),
+        ),
         ("idle", Reading(AgentState.IDLE, "")),
         ("draft", Reading(AgentState.IDLE, "fix the flaky test in tests/test_io.py")),
-        ("draft-multiline",
-         Reading(AgentState.IDLE, "first line of the plan\nsecond line: run it")),
+        (
+            "draft-multiline",
+            Reading(AgentState.IDLE, "first line of the plan\nsecond line: run it"),
+        ),
         ("draft-pasted", Reading(AgentState.IDLE, "[Paste #1 - 12 lines]")),
         ("working", Reading(AgentState.WORKING, "")),
         ("working-draft", Reading(AgentState.WORKING, "and then the lexer")),
         ("idle-after-turn", Reading(AgentState.IDLE, "")),  # status: "ctrl+c again to exit"
-        ("permission", Reading(AgentState.NEEDS_PERMISSION, None, "run this command", None, (
-            ("1", "Yes"),
-            ("2", "Yes, and don't ask again for `touch` in this directory "
-                  "(/tmp/cp-capture-u7xxuldg/proj)"),
-            ("3", "No, and tell Copilot what to do differently (Esc to stop)")), 0)),
+        (
+            "permission",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                "run this command",
+                None,
+                (
+                    ("1", "Yes"),
+                    (
+                        "2",
+                        "Yes, and don't ask again for `touch` in this directory "
+                        "(/tmp/cp-capture-u7xxuldg/proj)",
+                    ),
+                    ("3", "No, and tell Copilot what to do differently (Esc to stop)"),
+                ),
+                0,
+            ),
+        ),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:
@@ -80,12 +107,26 @@ def test_submission_is_confirmed_by_the_emptied_box() -> None:
 
 
 def test_launch_and_headless() -> None:
-    agent = ResolvedAgent(name="Ada", cli="copilot", model="gpt-5", role="worker", focus="",
-                          prompt="", command="", args=("--banner",), env={}, cwd="/tmp",
-                          index=0)
+    agent = ResolvedAgent(
+        name="Ada",
+        cli="copilot",
+        model="gpt-5",
+        role="worker",
+        focus="",
+        prompt="",
+        command="",
+        args=("--banner",),
+        env={},
+        cwd="/tmp",
+        index=0,
+    )
     ctx = LocalHost("s", "f").launch_context()
     assert shlex.split(CopilotAdapter().launch(agent, ctx)) == [
-        "copilot", "--model", "gpt-5", "--banner"]
+        "copilot",
+        "--model",
+        "gpt-5",
+        "--banner",
+    ]
     argv = CopilotAdapter().headless("gpt-5")
     assert argv[0] == "copilot" and "-p" not in argv  # the prompt comes on stdin
     assert {"-s", "--allow-all-tools"} <= set(argv) and argv[-2:] == ["--model", "gpt-5"]

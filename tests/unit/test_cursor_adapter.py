@@ -22,8 +22,18 @@ from swarm_tui.hosts.local import LocalHost
 
 def _agent(**fields: object) -> ResolvedAgent:
     base: dict[str, object] = dict(
-        name="Gauss", cli="cursor", model="", role="worker", focus="", prompt="",
-        command="", args=(), env={}, cwd="/tmp", index=0)
+        name="Gauss",
+        cli="cursor",
+        model="",
+        role="worker",
+        focus="",
+        prompt="",
+        command="",
+        args=(),
+        env={},
+        cwd="/tmp",
+        index=0,
+    )
     return ResolvedAgent(**{**base, **fields})  # type: ignore[arg-type]
 
 
@@ -31,9 +41,9 @@ def test_launch_runs_agent_with_model_and_args() -> None:
     ctx = LocalHost("s", "f").launch_context()
     adapter = CursorAdapter()
     assert shlex.split(adapter.launch(_agent(), ctx)) == ["agent"]
-    assert shlex.split(adapter.launch(_agent(model="sonnet-4", args=("--sandbox", "enabled")),
-                                      ctx)) == ["agent", "--model", "sonnet-4",
-                                                "--sandbox", "enabled"]
+    assert shlex.split(
+        adapter.launch(_agent(model="sonnet-4", args=("--sandbox", "enabled")), ctx)
+    ) == ["agent", "--model", "sonnet-4", "--sandbox", "enabled"]
     # the older name, or a path off PATH (the installer puts it in ~/.local/bin)
     assert shlex.split(adapter.launch(_agent(command="cursor-agent"), ctx)) == ["cursor-agent"]
 
@@ -51,26 +61,41 @@ def test_headless_is_print_mode_read_only_and_trusting_the_folder() -> None:
 @pytest.mark.parametrize(
     ("lines", "expected"),
     [
-        (["  ⬢ Reading…", "", "  → Add a follow-up", "  ctrl+c to stop"],
-         Reading(AgentState.WORKING)),
+        (
+            ["  ⬢ Reading…", "", "  → Add a follow-up", "  ctrl+c to stop"],
+            Reading(AgentState.WORKING),
+        ),
         (["  ⬡ Grepping..", "  → Add a follow-up"], Reading(AgentState.WORKING)),
-        (["Run this command?", "Not in allowlist: npm run test", " → Run (once) (y)",
-          "   Run Everything (shift+tab)", "   Skip (esc or n)"],
-         Reading(AgentState.NEEDS_PERMISSION, None, "Run this command")),
-        (["Allow this web search?", " → Allow search (y)", "   Skip (esc or n)"],
-         Reading(AgentState.NEEDS_PERMISSION, None, "Allow this web search")),
+        (
+            [
+                "Run this command?",
+                "Not in allowlist: npm run test",
+                " → Run (once) (y)",
+                "   Run Everything (shift+tab)",
+                "   Skip (esc or n)",
+            ],
+            Reading(AgentState.NEEDS_PERMISSION, None, "Run this command"),
+        ),
+        (
+            ["Allow this web search?", " → Allow search (y)", "   Skip (esc or n)"],
+            Reading(AgentState.NEEDS_PERMISSION, None, "Allow this web search"),
+        ),
         (["  → Add a follow-up", "  Auto · 12% · 3 files edited"], Reading(None)),
         ([], Reading(None)),
     ],
 )
-def test_read_reports_only_what_the_documented_strings_say(lines: list[str],
-                                                           expected: Reading) -> None:
+def test_read_reports_only_what_the_documented_strings_say(
+    lines: list[str], expected: Reading
+) -> None:
     assert CursorAdapter().read(lines) == expected
 
 
 def test_an_old_busy_line_high_in_the_transcript_is_not_busy() -> None:
-    lines = ["  ctrl+c to stop", *[f"transcript line {i}" for i in range(20)],
-             "  → Add a follow-up"]
+    lines = [
+        "  ctrl+c to stop",
+        *[f"transcript line {i}" for i in range(20)],
+        "  → Add a follow-up",
+    ]
     assert CursorAdapter().read(lines) == Reading(None)
 
 

@@ -8,10 +8,18 @@ from swarm_tui.client import _duration
 from swarm_tui.config.work import format_duration, seconds
 
 
-@pytest.mark.parametrize("secs, text", [
-    (0, "0s"), (45, "45s"), (90, "1m30s"), (600, "10m"), (5400, "1h30m"), (7200, "2h"),
-    (100800, "1d4h"),
-])
+@pytest.mark.parametrize(
+    "secs, text",
+    [
+        (0, "0s"),
+        (45, "45s"),
+        (90, "1m30s"),
+        (600, "10m"),
+        (5400, "1h30m"),
+        (7200, "2h"),
+        (100800, "1d4h"),
+    ],
+)
 def test_format_and_read_back(secs: int, text: str) -> None:
     assert format_duration(secs) == text
     assert _duration(secs) == text  # the stdlib-only client prints the same

@@ -15,9 +15,17 @@ T0 = 1_800_000_000.0
 
 @pytest.mark.parametrize(
     ("ago", "text", "changes_at"),
-    [(0.0, "0s", 1.0), (7.2, "7s", 8.0), (9.9, "9s", 10.0), (10.0, "10s", 20.0),
-     (59.0, "50s", 60.0), (60.0, "1m", 120.0), (3599.0, "59m", 3600.0),
-     (3600.0 + 125, "1h2m", 3600.0 + 180)])
+    [
+        (0.0, "0s", 1.0),
+        (7.2, "7s", 8.0),
+        (9.9, "9s", 10.0),
+        (10.0, "10s", 20.0),
+        (59.0, "50s", 60.0),
+        (60.0, "1m", 120.0),
+        (3599.0, "59m", 3600.0),
+        (3600.0 + 125, "1h2m", 3600.0 + 180),
+    ],
+)
 def test_a_forward_clock_knows_its_next_text(ago: float, text: str, changes_at: float) -> None:
     clock = Clock(T0 + ago)
     assert clock.since(T0) == text
@@ -26,9 +34,17 @@ def test_a_forward_clock_knows_its_next_text(ago: float, text: str, changes_at: 
     assert glance(T0, clock.due + 0.001) != text
 
 
-@pytest.mark.parametrize(("left", "text"),
-                         [(72.0, "1m"), (60.0, "1m"), (55.0, "50s"), (10.0, "10s"),
-                          (9.5, "9s"), (3 * 3600 + 12 * 60 + 5, "3h12m")])
+@pytest.mark.parametrize(
+    ("left", "text"),
+    [
+        (72.0, "1m"),
+        (60.0, "1m"),
+        (55.0, "50s"),
+        (10.0, "10s"),
+        (9.5, "9s"),
+        (3 * 3600 + 12 * 60 + 5, "3h12m"),
+    ],
+)
 def test_a_countdown_knows_its_next_text(left: float, text: str) -> None:
     clock = Clock(T0)
     assert clock.left(left) == text

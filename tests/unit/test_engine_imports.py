@@ -26,7 +26,10 @@ print(json.dumps({"textual": loaded, "ok": [n for n in sys.argv[1:] if n in sys.
 def import_in_fresh_interpreter(*modules: str) -> dict[str, list[str]]:
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, *modules],
-        capture_output=True, text=True, timeout=60, cwd=PACKAGE.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=PACKAGE.parent,
     )
     assert proc.returncode == 0, proc.stderr
     result: dict[str, list[str]] = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -43,8 +46,7 @@ def module_name(path: Path) -> str:
 
 def non_ui_modules() -> list[Path]:
     return sorted(
-        p for p in PACKAGE.rglob("*.py")
-        if UI not in p.parents and p.name != "__main__.py"
+        p for p in PACKAGE.rglob("*.py") if UI not in p.parents and p.name != "__main__.py"
     )
 
 
@@ -129,7 +131,12 @@ print(" ".join(sorted({m.split(".")[0] for m in sys.modules} & set(heavy))))
 def test_the_cli_starts_without_the_engines_libraries() -> None:
     """`swarm send` and `ls` run in every agent's pane, often, and on a busy machine: their
     start is the stdlib client and argparse, not asyncio or pydantic (0.25 s -> 0.1 s)."""
-    proc = subprocess.run([sys.executable, "-c", LIGHT], capture_output=True, text=True,
-                          timeout=60, cwd=PACKAGE.parent)
+    proc = subprocess.run(
+        [sys.executable, "-c", LIGHT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=PACKAGE.parent,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "", f"`swarm send` imports {proc.stdout.strip()}"

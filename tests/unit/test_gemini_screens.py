@@ -34,9 +34,20 @@ def read(name: str) -> Reading:
         ("draft-multiline", Reading(AgentState.IDLE, "first line of the plan\n    second line")),
         ("working", Reading(AgentState.WORKING, "")),
         ("idle-after-turn", Reading(AgentState.IDLE, "")),
-        ("permission", Reading(AgentState.NEEDS_PERMISSION, None, "Allow execution of [Shell]?",
-                               None, (("1", "Allow once"), ("2", "Allow for this session"),
-                                      ("3", "No, suggest changes (esc)")))),
+        (
+            "permission",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                "Allow execution of [Shell]?",
+                None,
+                (
+                    ("1", "Allow once"),
+                    ("2", "Allow for this session"),
+                    ("3", "No, suggest changes (esc)"),
+                ),
+            ),
+        ),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:

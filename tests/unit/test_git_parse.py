@@ -12,8 +12,9 @@ from swarm_tui.fleet.worktrees import merge_refusal
 
 
 def run(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def test_numstat_of_real_git_with_rename_binary_and_odd_names(tmp_path):
@@ -43,7 +44,9 @@ def test_untracked_files_are_marked_and_part_is_uncommitted():
     text = "3\t0\tnew.py\x001\t1\told.py\x00"
     files = git.parse_numstat(text, "uncommitted", frozenset({"new.py"}))
     assert [(f.path, f.untracked, f.part) for f in files] == [
-        ("new.py", True, "uncommitted"), ("old.py", False, "uncommitted")]
+        ("new.py", True, "uncommitted"),
+        ("old.py", False, "uncommitted"),
+    ]
 
 
 def test_truncated_rename_record_is_dropped_not_misread():
@@ -85,23 +88,42 @@ def test_trim_cuts_the_start_of_one_huge_file_and_says_so():
 
 
 def test_prepared_lines_parse_and_ignore_noise():
-    out = ("warning: something\nSWARM-WT\tGauss\tOK\t/w/Gauss\tmain\tcreated\tsub/\n"
-           "SWARM-WT\tNoether\tFAIL\trepo x is not a git repository\t\t\t\n")
+    out = (
+        "warning: something\nSWARM-WT\tGauss\tOK\t/w/Gauss\tmain\tcreated\tsub/\n"
+        "SWARM-WT\tNoether\tFAIL\trepo x is not a git repository\t\t\t\n"
+    )
     found = git.parse_prepared(out)
     assert found["Gauss"] == git.Prepared("Gauss", True, "/w/Gauss", "main", "created", "sub/")
     assert not found["Noether"].ok and "not a git repository" in found["Noether"].detail
 
 
 def task(tid: int, status: TaskStatus) -> Task:
-    return Task(id=tid, agent="Gauss", position=tid, spec="s", verify="", verify_timeout=1,
-                judge="", judge_command="", max_rounds=5, max_minutes=10,
-                review_on_idle=True, status=status, rounds=0, reasons="", origin="t",
-                created=0, started=0, updated=0)
+    return Task(
+        id=tid,
+        agent="Gauss",
+        position=tid,
+        spec="s",
+        verify="",
+        verify_timeout=1,
+        judge="",
+        judge_command="",
+        max_rounds=5,
+        max_minutes=10,
+        review_on_idle=True,
+        status=status,
+        rounds=0,
+        reasons="",
+        origin="t",
+        created=0,
+        started=0,
+        updated=0,
+    )
 
 
 def test_merge_waits_for_a_complete_task():
     assert "no task a judge found complete" in merge_refusal("Gauss", [])
     assert "#2 is incomplete" in merge_refusal(
-        "Gauss", [task(1, TaskStatus.COMPLETE), task(2, TaskStatus.INCOMPLETE)])
+        "Gauss", [task(1, TaskStatus.COMPLETE), task(2, TaskStatus.INCOMPLETE)]
+    )
     assert "last task #1 is stopped" in merge_refusal("Gauss", [task(1, TaskStatus.STOPPED)])
     assert merge_refusal("Gauss", [task(1, TaskStatus.COMPLETE)]) == ""

@@ -73,7 +73,15 @@ def test_the_blank_rows_that_end_the_history_above_the_screen_are_dropped() -> N
     assert lines == ["older", "", "paragraph", "header", "", "\x1b[1mbox"]
     # not known, or more than there is: nothing but the end's blanks goes
     assert clean(history + screen, 100)[0] == [
-        "older", "", "paragraph", "", "", "", "header", "", "\x1b[1mbox"
+        "older",
+        "",
+        "paragraph",
+        "",
+        "",
+        "",
+        "header",
+        "",
+        "\x1b[1mbox",
     ]
     assert clean(history + screen, 100, screen=99)[0] == clean(history + screen, 100)[0]
     # a history that is all blank rows above the screen: only the screen is left

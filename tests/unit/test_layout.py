@@ -127,15 +127,15 @@ def test_unknown_cli_is_rejected(tmp_path: Path) -> None:
 def test_generic_without_command(tmp_path: Path) -> None:
     path = write(tmp_path, '[[agents]]\nname = "Shell"\ncli = "generic"\n')
     assert problems(path) == [
-        f"{path}:1: agent 'Shell': command: cli 'generic' needs a command to run"]
+        f"{path}:1: agent 'Shell': command: cli 'generic' needs a command to run"
+    ]
 
 
 def test_generic_from_defaults_needs_a_command_too(tmp_path: Path) -> None:
     text = '[defaults]\ncli = "generic"\n[[agents]]\nname = "A"\ncommand = "top"\n'
     text += '[[agents]]\nname = "B"\n'
     path = write(tmp_path, text)
-    assert problems(path) == [
-        f"{path}:6: agent 'B': command: cli 'generic' needs a command to run"]
+    assert problems(path) == [f"{path}:6: agent 'B': command: cli 'generic' needs a command to run"]
 
 
 def test_bad_names_and_roles(tmp_path: Path) -> None:
@@ -186,8 +186,12 @@ def test_every_problem_on_its_own_line(tmp_path: Path) -> None:
     lines = problems(path)
     # one per line, in the file's order, each with its line number and the agent's name
     assert [ln.removeprefix(f"{path}:").split(": ")[:2] for ln in lines] == [
-        ["1", "bogus"], ["3", "defaults.cli"], ["5", "agent '1bad'"], ["6", "agent '1bad'"],
-        ["7", "agent '1bad'"], ["10", "agent 'Fine'"],
+        ["1", "bogus"],
+        ["3", "defaults.cli"],
+        ["5", "agent '1bad'"],
+        ["6", "agent '1bad'"],
+        ["7", "agent '1bad'"],
+        ["10", "agent 'Fine'"],
     ]
     assert [ln.split(": ")[2] for ln in lines[2:]] == ["name", "role", "foo", "args"]
 
@@ -270,11 +274,11 @@ def test_a_field_error_does_not_hide_the_cross_agent_problems(tmp_path: Path) ->
 
 def test_problems_in_tables_of_tasks_reminders_and_hosts_have_lines(tmp_path: Path) -> None:
     text = (
-        '[hosts.gpu1]\nssh = "u@gpu1"\nbogus = 1\n'          # 1-3
-        '[[agents]]\nname = "Ada"\nhost = "gpu2"\n'           # 4-6
-        '[[agents.tasks]]\nspec = "x"\nmax_rounds = 0\n'      # 7-9
-        '[[agents]]\nname = "Bo"\n'                           # 10-11
-        '[[agents.tasks]]\nverify = "true"\n'                 # 12-13
+        '[hosts.gpu1]\nssh = "u@gpu1"\nbogus = 1\n'  # 1-3
+        '[[agents]]\nname = "Ada"\nhost = "gpu2"\n'  # 4-6
+        '[[agents.tasks]]\nspec = "x"\nmax_rounds = 0\n'  # 7-9
+        '[[agents]]\nname = "Bo"\n'  # 10-11
+        '[[agents.tasks]]\nverify = "true"\n'  # 12-13
         '[[reminders]]\nto = "Ada"\nevery = "30"\ntext = "hi"\n'  # 14-17
     )
     path = write(tmp_path, text)
@@ -297,26 +301,32 @@ def test_a_layout_validated_directly_still_reports_every_cross_problem() -> None
     assert "agents[1].name: duplicate agent name 'a'" in text
 
 
-@pytest.mark.parametrize(("field", "value", "says"), [
-    ("idle", "0s", ["'0s' is too short", "at least 10s", '"30s"']),
-    ("every", "5s", ["'5s' is too short", "at least 10s"]),
-    ("idle", "20", ["'20' has no unit", 'write "20m" for minutes or "20s" for seconds']),
-    ("every", "1.5", ["'1.5' has no unit", '"1.5m"']),
-    ("idle", "soon", ["'soon' is not a duration", "30m"]),
-    ("every", "10 minutes", ["not a duration"]),
-])
-def test_durations_need_a_unit_and_a_sane_minimum(tmp_path: Path, field: str, value: str,
-                                                  says: list[str]) -> None:
-    path = write(tmp_path, f'[[agents]]\nname = "A"\n[[reminders]]\n{field} = "{value}"\n'
-                           'text = "wake up"\n')
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("idle", "0s", ["'0s' is too short", "at least 10s", '"30s"']),
+        ("every", "5s", ["'5s' is too short", "at least 10s"]),
+        ("idle", "20", ["'20' has no unit", 'write "20m" for minutes or "20s" for seconds']),
+        ("every", "1.5", ["'1.5' has no unit", '"1.5m"']),
+        ("idle", "soon", ["'soon' is not a duration", "30m"]),
+        ("every", "10 minutes", ["not a duration"]),
+    ],
+)
+def test_durations_need_a_unit_and_a_sane_minimum(
+    tmp_path: Path, field: str, value: str, says: list[str]
+) -> None:
+    path = write(
+        tmp_path, f'[[agents]]\nname = "A"\n[[reminders]]\n{field} = "{value}"\ntext = "wake up"\n'
+    )
     (line,) = problems(path)
     assert line.startswith(f"{path}:4: reminders[0].{field}: "), line
     for part in says:
         assert part in line, (part, line)
 
 
-@pytest.mark.parametrize(("value", "secs"), [("10s", 10), ("45s", 45), ("20m", 1200),
-                                             ("1.5h", 5400), ("2 h", 7200)])
+@pytest.mark.parametrize(
+    ("value", "secs"), [("10s", 10), ("45s", 45), ("20m", 1200), ("1.5h", 5400), ("2 h", 7200)]
+)
 def test_durations_with_units_are_read(value: str, secs: float) -> None:
     from swarm_tui.config.work import MIN_PERIOD, ReminderSpec, seconds
 
@@ -325,10 +335,12 @@ def test_durations_with_units_are_read(value: str, secs: float) -> None:
 
 
 def test_talks_to_names_agents_or_roles(tmp_path: Path) -> None:
-    text = ('[defaults]\ntalks_to = ["lead"]\n'
-            '[[agents]]\nname = "Boss"\nrole = "lead"\ntalks_to = []\n'
-            '[[agents]]\nname = "Ann"\ntalks_to = ["Boss", "Nobody"]\n'
-            '[[agents]]\nname = "Bob"\n')
+    text = (
+        '[defaults]\ntalks_to = ["lead"]\n'
+        '[[agents]]\nname = "Boss"\nrole = "lead"\ntalks_to = []\n'
+        '[[agents]]\nname = "Ann"\ntalks_to = ["Boss", "Nobody"]\n'
+        '[[agents]]\nname = "Bob"\n'
+    )
     path = write(tmp_path, text)
     (line,) = problems(path)
     assert "agent 'Ann': talks_to: 'Nobody' is neither an agent nor a role" in line, line
@@ -339,8 +351,9 @@ def test_talks_to_names_agents_or_roles(tmp_path: Path) -> None:
     assert agents["Bob"].talks_to == ("lead",)  # from [defaults]
 
 
-def test_an_unknown_layout_name_says_where_it_looked(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unknown_layout_name_says_where_it_looked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from swarm_tui.config.layout import resolve_layout
 
     monkeypatch.chdir(tmp_path)

@@ -13,16 +13,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_shipped_slurm_layout_counts_its_nodes() -> None:
-    assert fleet_size(load_layout(ROOT / "layouts" / "slurm-16x8.toml")) == \
-        "129 agents on 17 hosts"
+    assert fleet_size(load_layout(ROOT / "layouts" / "slurm-16x8.toml")) == "129 agents on 17 hosts"
 
 
 def test_a_held_job_counts_per_node(tmp_path: Path) -> None:
     path = tmp_path / "held.toml"
-    path.write_text('name = "held"\n[hosts.gpu]\nslurm = { job = 4711 }\n'
-                    '[[agents]]\nname = "Planner"\ncli = "mock"\n'
-                    '[[groups]]\nhosts = ["gpu"]\nper_host = 8\nnames = "mathematicians"\n'
-                    'cli = "mock"\n')
+    path.write_text(
+        'name = "held"\n[hosts.gpu]\nslurm = { job = 4711 }\n'
+        '[[agents]]\nname = "Planner"\ncli = "mock"\n'
+        '[[groups]]\nhosts = ["gpu"]\nper_host = 8\nnames = "mathematicians"\n'
+        'cli = "mock"\n'
+    )
     assert fleet_size(load_layout(path)) == "1 agent on this machine + 8 per node of Slurm job 4711"
 
 

@@ -20,8 +20,10 @@ class Fleet:
     def __init__(self, links: list[HostLink], agents: dict[str, str], store: Store) -> None:
         self.store = store
         self.links = {link.name: link for link in links}
-        self.agents = {name: SimpleNamespace(name=name, host=host, focus=f"{name}'s focus")
-                       for name, host in agents.items()}
+        self.agents = {
+            name: SimpleNamespace(name=name, host=host, focus=f"{name}'s focus")
+            for name, host in agents.items()
+        }
         self.listener = Notices()
         self.sent: list[tuple[str, str]] = []
 
@@ -36,16 +38,20 @@ class Fleet:
 def node(name: str, handoff_at: float, ends: float) -> HostLink:
     ctx = SimpleNamespace(state_dir=f"/state/{name}")
     host = SimpleNamespace(launch_context=lambda: ctx)
-    return HostLink(name, host, lease="Slurm job 77", lease_ends=ends,  # type: ignore[arg-type]
-                    handoff_at=handoff_at)
+    return HostLink(
+        name,
+        host,
+        lease="Slurm job 77",
+        lease_ends=ends,  # type: ignore[arg-type]
+        handoff_at=handoff_at,
+    )
 
 
 async def test_each_agent_of_an_ending_node_is_asked_once(tmp_path: Path) -> None:
     now = time.time()
     due, later = node("gpu01", now - 1, now + 900), node("gpu02", now + 3600, now + 4500)
     store = Store(tmp_path / "j.sqlite3")
-    fleet = Fleet([due, later], {"Gauss": "gpu01", "Noether": "gpu01", "Euler": "gpu02"},
-                  store)
+    fleet = Fleet([due, later], {"Gauss": "gpu01", "Noether": "gpu01", "Euler": "gpu02"}, store)
     watcher = asyncio.create_task(watch_leases(fleet, [due, later], None, check=0.01))  # type: ignore[arg-type]
     try:
         await async_wait_until(lambda: len(fleet.sent) >= 2, 5, "both agents asked")
@@ -66,8 +72,9 @@ async def test_each_agent_of_an_ending_node_is_asked_once(tmp_path: Path) -> Non
     assert gauss.startswith("Slurm job 77 ends in 15m; the work goes on in the next")
     assert "restarted" not in gauss and gauss.endswith("then go on with your work.")
     assert "/state/gpu01/handoff-Gauss.md" in gauss
-    assert fleet.listener.lines == ["gpu01: Slurm job 77 ends in 15m: 2 agents asked for a "
-                                    "handoff note"]
+    assert fleet.listener.lines == [
+        "gpu01: Slurm job 77 ends in 15m: 2 agents asked for a handoff note"
+    ]
 
 
 async def test_a_supervised_loop_that_returns_is_restarted_without_a_spin() -> None:

@@ -16,18 +16,34 @@ import pytest
 from swarm_tui import client
 
 
-def test_quiet_follows_the_state(monkeypatch: pytest.MonkeyPatch,
-                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_quiet_follows_the_state(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     now = time.time()
 
     def agent(name: str, state: str) -> dict[str, Any]:
-        return {"name": name, "role": "worker", "cli": "mock", "state": state,
-                "last_output": now - 2, "state_since": now - 240, "context_left": 90,
-                "queued": 0, "oldest_queued": None, "focus": ""}
+        return {
+            "name": name,
+            "role": "worker",
+            "cli": "mock",
+            "state": state,
+            "last_output": now - 2,
+            "state_since": now - 240,
+            "context_left": 90,
+            "queued": 0,
+            "oldest_queued": None,
+            "focus": "",
+        }
 
-    reply = {"agents": [agent("Asks", "needs-permission"), agent("Gone", "unreachable"),
-                        agent("Rests", "idle"), agent("Ended", "exited"),
-                        agent("Works", "working")]}
+    reply = {
+        "agents": [
+            agent("Asks", "needs-permission"),
+            agent("Gone", "unreachable"),
+            agent("Rests", "idle"),
+            agent("Ended", "exited"),
+            agent("Works", "working"),
+        ]
+    }
     monkeypatch.setattr(client, "_ask", lambda *a, **k: reply)
     assert client.cmd_ls(argparse.Namespace(json=False, fleet=None), Path("/nonexistent")) == 0
     rows = {line.split()[0]: line.split()[4] for line in capsys.readouterr().out.splitlines()[1:]}

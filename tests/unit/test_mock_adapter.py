@@ -35,13 +35,24 @@ def read(name: str) -> Reading:
         ("starting", Reading(AgentState.STARTING, None, "", 100)),
         ("idle", Reading(AgentState.IDLE, "", "", 100)),
         ("draft", Reading(AgentState.IDLE, "fix the flaky test in tests/test_io.py", "", 100)),
-        ("draft-multiline",
-         Reading(AgentState.IDLE, "first line of the plan\nsecond line: run it", "", 100)),
+        (
+            "draft-multiline",
+            Reading(AgentState.IDLE, "first line of the plan\nsecond line: run it", "", 100),
+        ),
         ("draft-pasted", Reading(AgentState.IDLE, "[Pasted text #1 +6 lines]", "", 100)),
         ("working", Reading(AgentState.WORKING, "", "", 100)),
         ("working-draft", Reading(AgentState.WORKING, "and then the lexer", "", 100)),
-        ("permission", Reading(AgentState.NEEDS_PERMISSION, None, "run `make build`", 100, (
-            ("1", "Yes"), ("2", "No, and tell the agent what to do differently (esc)")), 0)),
+        (
+            "permission",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                "run `make build`",
+                100,
+                (("1", "Yes"), ("2", "No, and tell the agent what to do differently (esc)")),
+                0,
+            ),
+        ),
         ("idle-after-turn", Reading(AgentState.IDLE, "", "", 97)),
     ],
 )
@@ -103,8 +114,17 @@ def test_input_box_needs_two_rules_and_a_prompt() -> None:
 
 def test_launch_runs_the_mock_module_with_name_seed_model_and_args() -> None:
     agent = ResolvedAgent(
-        name="Hilbert", cli="mock", model="mock-2", role="worker", focus="", prompt="",
-        command="", args=("--work", "2 s"), env={}, cwd="/tmp", index=4,
+        name="Hilbert",
+        cli="mock",
+        model="mock-2",
+        role="worker",
+        focus="",
+        prompt="",
+        command="",
+        args=("--work", "2 s"),
+        env={},
+        cwd="/tmp",
+        index=4,
     )
     argv = shlex.split(MockAdapter().launch(agent, LocalHost("s", "f").launch_context()))
     assert argv[:3] == [sys.executable, "-m", "swarm_tui.agents.mock"]

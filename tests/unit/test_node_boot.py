@@ -15,15 +15,24 @@ RELAY = 'import json, sys\nprint(json.dumps({"ready": True, "argv": sys.argv[1:]
 
 
 def boot(home: Path, *args: str) -> list[str]:
-    payload = {"dir": ".cache/swarm/t", "tmux": ["tmux"], "memo": ["python.n1", "python3"],
-               "files": {"relay.py": [RELAY, 0o600], "bin/swarm": ["#!/bin/sh\n", 0o755]},
-               "relay": ["~/.cache/swarm/t/swarm.sock", "[]"]}
+    payload = {
+        "dir": ".cache/swarm/t",
+        "tmux": ["tmux"],
+        "memo": ["python.n1", "python3"],
+        "files": {"relay.py": [RELAY, 0o600], "bin/swarm": ["#!/bin/sh\n", 0o755]},
+        "relay": ["~/.cache/swarm/t/swarm.sock", "[]"],
+    }
     err = os.open(os.devnull, os.O_WRONLY)
     try:
         out = subprocess.run(
-            ["sh", "-c", 'exec 3>&2 2>&1; exec "$0" -c "$1" "$2"', sys.executable, BOOT,
-             *args], input=json.dumps(payload) + "\n", capture_output=True, text=True,
-            env={**os.environ, "HOME": str(home)}, pass_fds=(err,), timeout=30)
+            ["sh", "-c", 'exec 3>&2 2>&1; exec "$0" -c "$1" "$2"', sys.executable, BOOT, *args],
+            input=json.dumps(payload) + "\n",
+            capture_output=True,
+            text=True,
+            env={**os.environ, "HOME": str(home)},
+            pass_fds=(err,),
+            timeout=30,
+        )
     finally:
         os.close(err)
     return out.stdout.splitlines()
@@ -33,8 +42,7 @@ def test_boot_writes_the_files_and_becomes_the_relay(tmp_path: Path) -> None:
     lines = boot(tmp_path)
     top = tmp_path / ".cache/swarm/t"
     assert lines[:2] == [f"SWARM-HOME {tmp_path}", "SWARM-FILES-WRITTEN"], lines
-    assert json.loads(lines[2]) == {"ready": True,
-                                    "argv": ["~/.cache/swarm/t/swarm.sock", "[]"]}
+    assert json.loads(lines[2]) == {"ready": True, "argv": ["~/.cache/swarm/t/swarm.sock", "[]"]}
     assert oct(top.stat().st_mode & 0o777) == "0o700"
     assert oct((top / "relay.py").stat().st_mode & 0o777) == "0o600"
     assert oct((top / "bin/swarm").stat().st_mode & 0o777) == "0o755"

@@ -34,8 +34,10 @@ def read(name: str) -> Reading:
         ("starting", Reading(None)),
         ("idle", Reading(AgentState.IDLE, "")),  # `Ask anything… "…"` is a placeholder
         ("draft", Reading(AgentState.IDLE, "fix the flaky test in tests/test_io.py")),
-        ("draft-multiline",
-         Reading(AgentState.IDLE, "first line of the plan\nsecond line: run it")),
+        (
+            "draft-multiline",
+            Reading(AgentState.IDLE, "first line of the plan\nsecond line: run it"),
+        ),
         ("draft-pasted", Reading(AgentState.IDLE, "[Pasted ~12 lines]")),
         ("submitted-pending", Reading(AgentState.WORKING, "")),
         ("working", Reading(AgentState.WORKING, "")),
@@ -43,11 +45,26 @@ def read(name: str) -> Reading:
         ("working-retrying", Reading(AgentState.WORKING, "")),
         ("idle-after-turn", Reading(AgentState.IDLE, "")),
         # which option is selected only colours say (see test_answers.py)
-        ("permission", Reading(AgentState.NEEDS_PERMISSION, None,
-                               "Shell command: touch made-by-agent.txt", None,
-                               (("1", "Allow once"), ("2", "Allow always"), ("3", "Reject")))),
-        ("always-allow", Reading(AgentState.NEEDS_PERMISSION, None, "Always allow: touch *",
-                                 None, (("1", "Confirm: allow always"), ("2", "Cancel")))),
+        (
+            "permission",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                "Shell command: touch made-by-agent.txt",
+                None,
+                (("1", "Allow once"), ("2", "Allow always"), ("3", "Reject")),
+            ),
+        ),
+        (
+            "always-allow",
+            Reading(
+                AgentState.NEEDS_PERMISSION,
+                None,
+                "Always allow: touch *",
+                None,
+                (("1", "Confirm: allow always"), ("2", "Cancel")),
+            ),
+        ),
     ],
 )
 def test_reading_of_each_captured_state(name: str, expected: Reading) -> None:
@@ -83,16 +100,27 @@ def test_screens_without_its_chrome_tell_nothing() -> None:
 
 def _agent(**fields: object) -> ResolvedAgent:
     base: dict[str, object] = dict(
-        name="Noether", cli="opencode", model="", role="worker", focus="", prompt="",
-        command="", args=(), env={}, cwd="/tmp", index=0)
+        name="Noether",
+        cli="opencode",
+        model="",
+        role="worker",
+        focus="",
+        prompt="",
+        command="",
+        args=(),
+        env={},
+        cwd="/tmp",
+        index=0,
+    )
     return ResolvedAgent(**{**base, **fields})  # type: ignore[arg-type]
 
 
 def test_launch_passes_model_and_args_and_honours_an_explicit_executable() -> None:
     ctx = LocalHost("s", "f").launch_context()
     adapter = OpencodeAdapter()
-    argv = shlex.split(adapter.launch(_agent(model="anthropic/claude-sonnet-4-5",
-                                             args=("--port", "0")), ctx))
+    argv = shlex.split(
+        adapter.launch(_agent(model="anthropic/claude-sonnet-4-5", args=("--port", "0")), ctx)
+    )
     assert argv == ["opencode", "--model", "anthropic/claude-sonnet-4-5", "--port", "0"]
     # `command` is shell words, as for cli = "generic"
     argv = shlex.split(adapter.launch(_agent(command="'/opt/my tools/opencode' --pure"), ctx))

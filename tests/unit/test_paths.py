@@ -23,8 +23,9 @@ def test_a_new_state_directory_is_private(tmp_path: Path, monkeypatch: pytest.Mo
         assert stat.S_IMODE(path.stat().st_mode) == 0o700, path
 
 
-def test_an_unusable_state_directory_is_one_clear_line(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unusable_state_directory_is_one_clear_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
     monkeypatch.setenv("SWARM_HOME", str(blocker / "home"))

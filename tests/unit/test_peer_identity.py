@@ -38,8 +38,11 @@ def test_the_peer_of_a_socket_pair_is_this_process() -> None:
 
 
 def test_may_names_only_known_permissions() -> None:
-    ok = parse_layout(Path("m.toml"), '[defaults]\nmay = ["tasks"]\n[[agents]]\nname = "Ada"\n'
-                      '[[agents]]\nname = "Bo"\nmay = ["down", "focus"]\n')
+    ok = parse_layout(
+        Path("m.toml"),
+        '[defaults]\nmay = ["tasks"]\n[[agents]]\nname = "Ada"\n'
+        '[[agents]]\nname = "Bo"\nmay = ["down", "focus"]\n',
+    )
     assert [a.may for a in ok.agents()] == [("tasks",), ("down", "focus")]
     with pytest.raises(ConfigError, match="may"):
         parse_layout(Path("m.toml"), '[[agents]]\nname = "Ada"\nmay = ["everything"]\n')

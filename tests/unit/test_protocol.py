@@ -34,9 +34,7 @@ from swarm_tui.tmux.protocol import (
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "control"
 ALL = ["basic.bin", "paused.bin", "linked.bin"]
 
-PRINTER = (
-    "café 日本 🐝\r\nback\\slash\ttab \x1b[1mbold\x1b[0m bel\x07\r\nMARK-DONE\r\n"
-).encode()
+PRINTER = ("café 日本 🐝\r\nback\\slash\ttab \x1b[1mbold\x1b[0m bel\x07\r\nMARK-DONE\r\n").encode()
 
 
 def raw(name: str) -> bytes:
@@ -167,7 +165,8 @@ def test_output_is_unescaped_to_the_bytes_the_pane_wrote(basic: list[Event]) -> 
     outputs = [(o.pane, o.data) for o in of(basic, Output)]
     assert outputs[0] == ("%2", PRINTER)
     assert outputs[1] == (
-        "%3", b"%end 1 2 1\r\n%error 3 4 1\r\n%begin 5 6 1\r\n%output %9 fake\r\nLIAR-DONE\r\n"
+        "%3",
+        b"%end 1 2 1\r\n%error 3 4 1\r\n%begin 5 6 1\r\n%output %9 fake\r\nLIAR-DONE\r\n",
     )
     assert outputs[2] == ("%2", b"\r\n")
     assert len(outputs) == 3

@@ -23,9 +23,17 @@ echo "1, $(cat "$(dirname "$0")/util"), 1024, 81920"
 def _relay(tmp_path: Path, path: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PATH": path}
     return subprocess.Popen(
-        [sys.executable, str(RELAY), str(tmp_path / "s.sock"), json.dumps(["tmux"]),
-         json.dumps({"gpu": list(GPU_QUERY), "every": 0.2})],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        [
+            sys.executable,
+            str(RELAY),
+            str(tmp_path / "s.sock"),
+            json.dumps(["tmux"]),
+            json.dumps({"gpu": list(GPU_QUERY), "every": 0.2}),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+    )
 
 
 def _frames(proc: subprocess.Popen[bytes], count: int) -> list[dict[str, object]]:

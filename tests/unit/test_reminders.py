@@ -27,8 +27,10 @@ class Clock:
 
 def fleet_with(tmp: Path, reminders: str) -> Fleet:
     path = tmp / "r.toml"
-    path.write_text('name = "r"\n[[agents]]\nname = "Ada"\nfocus = "the parser"\n'
-                    '[[agents]]\nname = "Bob"\nrole = "judge"\n' + reminders)
+    path.write_text(
+        'name = "r"\n[[agents]]\nname = "Ada"\nfocus = "the parser"\n'
+        '[[agents]]\nname = "Bob"\nrole = "judge"\n' + reminders
+    )
     return Fleet(load_layout(path), Store(tmp / "r.sqlite3"))
 
 
@@ -42,8 +44,10 @@ def clock() -> Clock:
 
 
 def test_every_fires_on_schedule_and_repeats_collapse(tmp_path: Path, clock: Clock) -> None:
-    fleet = fleet_with(tmp_path, '[[reminders]]\nto = "Ada"\nevery = "30m"\n'
-                       'text = "keep going on {focus}, {agent}"\n')
+    fleet = fleet_with(
+        tmp_path,
+        '[[reminders]]\nto = "Ada"\nevery = "30m"\ntext = "keep going on {focus}, {agent}"\n',
+    )
     rem = Reminders(fleet, clock)
     rem.seed()
     assert rem.tick() == []
@@ -85,8 +89,9 @@ def test_idle_watchdog_fires_once_per_idle_stretch(tmp_path: Path, clock: Clock)
 
 
 def test_time_of_day_and_role_targets(tmp_path: Path, clock: Clock) -> None:
-    fleet = fleet_with(tmp_path, '[[reminders]]\nto = "role:judge"\nat = "09:30"\n'
-                       'skill = "extended-time"\n')
+    fleet = fleet_with(
+        tmp_path, '[[reminders]]\nto = "role:judge"\nat = "09:30"\nskill = "extended-time"\n'
+    )
     rem = Reminders(fleet, clock)
     rem.seed()
     clock.t += 29 * 60

@@ -12,7 +12,7 @@ LINES = [
     "\x1b[1;38;2;255;0;0mred bold\x1b[0m \x1b]8;;http://x\x07link\x1b]8;;\x07",
     "wide: 日本語 ✓ ⚠ 🦀, a tab\tand a bell \x07, nul \x00, del \x7f",
     "\u2028 line separator, \ufffd replaced",
-    "{\"event\": \"ended\"} a line that looks like another event",
+    '{"event": "ended"} a line that looks like another event',
 ]
 
 

@@ -31,28 +31,34 @@ class Link:
         self.connected = connected
 
 
-def _reader(tmp_path: Path, count: int, down: int = 0
-            ) -> tuple[ScreenReader, dict[str, Agent]]:
+def _reader(tmp_path: Path, count: int, down: int = 0) -> tuple[ScreenReader, dict[str, Agent]]:
     """`count` agents on the local host, then `down` more on a node whose link is down."""
     path = tmp_path / "rounds.toml"
-    path.write_text('name = "rounds"\n[defaults]\ncli = "generic"\ncommand = "true"\n'
-                    '[hosts.node01]\nssh = "node01"\n'
-                    + "".join(f'[[agents]]\nname = "A{i:03d}"\n' for i in range(count))
-                    + "".join(f'[[agents]]\nname = "N{i:03d}"\nhost = "node01"\n'
-                              for i in range(down)))
+    path.write_text(
+        'name = "rounds"\n[defaults]\ncli = "generic"\ncommand = "true"\n'
+        '[hosts.node01]\nssh = "node01"\n'
+        + "".join(f'[[agents]]\nname = "A{i:03d}"\n' for i in range(count))
+        + "".join(f'[[agents]]\nname = "N{i:03d}"\nhost = "node01"\n' for i in range(down))
+    )
     agents = {}
     for i, spec in enumerate(load_layout(path).agents()):
         adapter = adapter_for(spec.cli)
-        agents[spec.name] = Agent(spec=spec, adapter=adapter, token="", focus="",
-                                  tracker=StateTracker(adapter, started=0.0), pane=f"%{i}",
-                                  dirty=False, last_capture=float(i))
+        agents[spec.name] = Agent(
+            spec=spec,
+            adapter=adapter,
+            token="",
+            focus="",
+            tracker=StateTracker(adapter, started=0.0),
+            pane=f"%{i}",
+            dirty=False,
+            last_capture=float(i),
+        )
     links = {"local": Link(True), "node01": Link(False)}
     reader = ScreenReader(agents, links, NullListener, lambda now, agents: None)  # type: ignore[arg-type]
     return reader, agents
 
 
-def test_a_round_reads_every_due_tile_and_a_few_hidden_agents_oldest_first(
-        tmp_path: Path) -> None:
+def test_a_round_reads_every_due_tile_and_a_few_hidden_agents_oldest_first(tmp_path: Path) -> None:
     reader, agents = _reader(tmp_path, 128)
     shown = {f"A{i:03d}" for i in range(100, 120)}
     reader.set_visible(shown)
@@ -86,7 +92,8 @@ def test_agents_of_a_host_that_is_down_do_not_take_the_hidden_slots(tmp_path: Pa
 
 
 def test_a_doorbell_wakes_the_loop_only_when_it_brings_the_next_round_forward(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """128 printing agents ring hundreds of doorbells a second: one for an agent already
     waiting to be read, or for an off-screen agent not due before the loop wakes anyway,
     must not spin the loop (each spin scans the fleet)."""
@@ -118,7 +125,8 @@ def test_a_doorbell_wakes_the_loop_only_when_it_brings_the_next_round_forward(
 
 
 def test_an_agent_off_screen_is_read_when_it_goes_quiet_and_now_and_then_while_it_prints(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """Off screen, output says "busy": its screen matters when it stops (a prompt, a
     question). One that keeps printing is read every HIDDEN_BUSY seconds, not every second;
     one that stopped is read HIDDEN_SETTLE after its last output (never twice a second)."""
@@ -152,8 +160,7 @@ def _working(agent: Agent, now: float, since: float) -> None:
     agent.tracker.output(now)
 
 
-def test_a_busy_agent_off_screen_is_muted_and_a_tile_or_a_quiet_one_is_not(
-        tmp_path: Path) -> None:
+def test_a_busy_agent_off_screen_is_muted_and_a_tile_or_a_quiet_one_is_not(tmp_path: Path) -> None:
     reader, agents = _reader(tmp_path, 4)
     reader.set_visible({"A002"})
     now = time.monotonic()
@@ -172,8 +179,7 @@ def test_a_busy_agent_off_screen_is_muted_and_a_tile_or_a_quiet_one_is_not(
     assert not reader._mutes(busy, now)  # once
 
 
-def test_a_muted_agent_counts_as_printing_until_tmux_stops_reporting_it(
-        tmp_path: Path) -> None:
+def test_a_muted_agent_counts_as_printing_until_tmux_stops_reporting_it(tmp_path: Path) -> None:
     """Its output is known once a second: the gap between two reports (longer than a quick
     CLI's quiet time) must not read as "idle"; two of tmux's looks with no report do."""
     reader, agents = _reader(tmp_path, 1)
@@ -246,7 +252,6 @@ async def test_output_while_a_capture_is_on_its_way_is_read_again(tmp_path: Path
     await reading
     assert agent.screen == ["old line"]
     assert agent.dirty and agent in reader._due(time.monotonic() + 1)  # read once more
-
 
 
 def test_a_cli_that_is_starting_is_read_as_fast_as_a_tile_for_a_while(tmp_path: Path) -> None:

@@ -32,30 +32,40 @@ def test_deep_nesting_is_refused_without_recursion() -> None:
     assert depth(deep) > MAX_DEPTH
 
 
-def test_a_repeated_loop_error_is_one_line_per_interval(capsys: pytest.CaptureFixture[str]
-                                                       ) -> None:
+def test_a_repeated_loop_error_is_one_line_per_interval(capsys: pytest.CaptureFixture[str]) -> None:
     notices: list[str] = []
     log = RateLimitedLog(notices.append, every=3600)
     loop = asyncio.new_event_loop()
     try:
         for _ in range(5000):
-            log(loop, {"message": "socket.accept() out of system resource",
-                       "exception": OSError(24, "Too many open files")})
+            log(
+                loop,
+                {
+                    "message": "socket.accept() out of system resource",
+                    "exception": OSError(24, "Too many open files"),
+                },
+            )
         log(loop, {"message": "another kind"})
     finally:
         loop.close()
     err = capsys.readouterr().err.splitlines()
-    assert err == ["swarm: socket.accept() out of system resource: [Errno 24] Too many open "
-                   "files", "swarm: another kind"]
+    assert err == [
+        "swarm: socket.accept() out of system resource: [Errno 24] Too many open files",
+        "swarm: another kind",
+    ]
     assert notices == ["the socket cannot take connections: Too many open files"]
     log.every = 0  # the interval has passed: the next one says how many were left out
-    log(loop, {"message": "socket.accept() out of system resource",
-               "exception": OSError(24, "Too many open files")})
+    log(
+        loop,
+        {
+            "message": "socket.accept() out of system resource",
+            "exception": OSError(24, "Too many open files"),
+        },
+    )
     assert "(4999 more like it since the last report)" in capsys.readouterr().err
 
 
-def test_connections_are_bounded_per_process_and_in_all(monkeypatch: pytest.MonkeyPatch
-                                                        ) -> None:
+def test_connections_are_bounded_per_process_and_in_all(monkeypatch: pytest.MonkeyPatch) -> None:
     admission = Admission(limit=100)
     for _ in range(PER_CLIENT):
         assert admission.admit(4242) == ""

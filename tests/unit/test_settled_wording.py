@@ -16,8 +16,9 @@ from swarm_tui.fleet.fresh import settled
 def parts(status: str, detail: str) -> tuple[Any, Any]:
     row = SimpleNamespace(status=status, detail=detail)
     store = SimpleNamespace(message=lambda _id: row)
-    agent = SimpleNamespace(name="Judge", tracker=SimpleNamespace(ready=True),
-                            changed=asyncio.Event())
+    agent = SimpleNamespace(
+        name="Judge", tracker=SimpleNamespace(ready=True), changed=asyncio.Event()
+    )
     return store, agent
 
 
@@ -25,8 +26,10 @@ async def test_a_failed_review_message_is_said_as_a_review() -> None:
     store, agent = parts("failed", "text still in the input box after one rescue Enter")
     with pytest.raises(SwarmError) as err:
         await settled(store, agent, 53, 5.0, what="review")
-    assert str(err.value) == ("Judge: review stopped: message #53 failed (text still in the "
-                              "input box after one rescue Enter)")
+    assert str(err.value) == (
+        "Judge: review stopped: message #53 failed (text still in the "
+        "input box after one rescue Enter)"
+    )
 
 
 async def test_a_fresh_start_still_says_fresh_start() -> None:

@@ -14,8 +14,9 @@ NOW = 1_800_000_000.0
 
 
 def row(state: str) -> str:
-    agent = AgentView(name="Gauss", role="worker", state=state, last_output=NOW - 30,
-                      state_since=NOW - 5)
+    agent = AgentView(
+        name="Gauss", role="worker", state=state, last_output=NOW - 30, state_since=NOW - 5
+    )
     return right_part(agent, Clock(NOW), None, FULL)
 
 

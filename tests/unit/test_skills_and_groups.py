@@ -18,27 +18,39 @@ def skill(tmp: Path, name: str, text: str) -> Path:
 
 
 def test_skill_front_matter_params_and_render(tmp_path: Path) -> None:
-    p = skill(tmp_path, "ship", "---\nname: ship\ndescription: Ship it\nwhen: at the end\n"
-              "params: what, tone=calm\n---\nShip {what}, {agent}, {tone}ly. {unknown}\n")
+    p = skill(
+        tmp_path,
+        "ship",
+        "---\nname: ship\ndescription: Ship it\nwhen: at the end\n"
+        "params: what, tone=calm\n---\nShip {what}, {agent}, {tone}ly. {unknown}\n",
+    )
     s = parse_skill(p, p.read_text())
     assert (s.name, s.description, s.when, s.params) == (
-        "ship", "Ship it", "at the end", {"what": None, "tone": "calm"})
+        "ship",
+        "Ship it",
+        "at the end",
+        {"what": None, "tone": "calm"},
+    )
     assert s.render({"what": "v2", "agent": "Ada"}) == "Ship v2, Ada, calmly. {unknown}"
     with pytest.raises(ConfigError, match="missing parameter 'what'"):
         s.render({"agent": "Ada"})
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("no front matter\n", "starts with front matter"),
-    ("---\nname: x\ndescription: d\n", "not closed"),
-    ("---\nname: x\n---\nbody\n", "description: a one-line description is required"),
-    ("---\nname: Bad Name\ndescription: d\n---\nb\n", "lower-case letters"),
-    ("---\nname: x\ndescription: d\ncolour: red\n---\nb\n", "unknown front matter field"),
-    ("---\nname: x\ndescription: d\nparams: 9lives=1\n---\nb\n", "not a parameter name"),
-    ("---\nname x\n---\nb\n", "expected 'key: value'"),
-])
-def test_broken_skill_files_name_the_file_and_problem(tmp_path: Path, text: str,
-                                                      problem: str) -> None:
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("no front matter\n", "starts with front matter"),
+        ("---\nname: x\ndescription: d\n", "not closed"),
+        ("---\nname: x\n---\nbody\n", "description: a one-line description is required"),
+        ("---\nname: Bad Name\ndescription: d\n---\nb\n", "lower-case letters"),
+        ("---\nname: x\ndescription: d\ncolour: red\n---\nb\n", "unknown front matter field"),
+        ("---\nname: x\ndescription: d\nparams: 9lives=1\n---\nb\n", "not a parameter name"),
+        ("---\nname x\n---\nb\n", "expected 'key: value'"),
+    ],
+)
+def test_broken_skill_files_name_the_file_and_problem(
+    tmp_path: Path, text: str, problem: str
+) -> None:
     p = skill(tmp_path, "x", text)
     with pytest.raises(ConfigError, match=problem) as info:
         parse_skill(p, text)
@@ -56,12 +68,21 @@ def test_a_broken_skill_is_skipped_the_rest_load(tmp_path: Path) -> None:
 def test_shipped_skills_all_load() -> None:
     skills, problems = load_skills()
     assert problems == []
-    assert {"judge", "reprompt", "thermonuclear-review", "read-the-code-first",
-            "extended-time", "handoff", "planner", "worker", "verify-before-done",
-            "stall"} <= set(skills)
+    assert {
+        "judge",
+        "reprompt",
+        "thermonuclear-review",
+        "read-the-code-first",
+        "extended-time",
+        "handoff",
+        "planner",
+        "worker",
+        "verify-before-done",
+        "stall",
+    } <= set(skills)
 
 
-CLUSTER = '''
+CLUSTER = """
 name = "c"
 [hosts."node[01-16]"]
 ssh = "gpu-node-{}"
@@ -72,7 +93,7 @@ name = "Planner"
 hosts = ["node[01-16]"]
 per_host = 8
 gpus_per_agent = 1
-'''
+"""
 
 
 def test_groups_expand_deterministically_and_pin_gpus() -> None:
@@ -87,14 +108,17 @@ def test_groups_expand_deterministically_and_pin_gpus() -> None:
 
 def test_a_group_larger_than_its_pool_is_refused() -> None:
     text = CLUSTER.replace("per_host = 8", "per_host = 12").replace(
-        'hosts = ["node[01-16]"]', 'hosts = ["node[01-16]"]\nnames = ["A1", "B2"]')
+        'hosts = ["node[01-16]"]', 'hosts = ["node[01-16]"]\nnames = ["A1", "B2"]'
+    )
     with pytest.raises(ConfigError, match=r"groups\[0\]\.names: names has too few names"):
         parse_layout(Path("c.toml"), text)
 
 
 def test_unknown_host_and_focus_for_nobody_are_refused() -> None:
-    text = CLUSTER.replace('name = "Planner"', 'name = "Planner"\nhost = "node99"') \
+    text = (
+        CLUSTER.replace('name = "Planner"', 'name = "Planner"\nhost = "node99"')
         + '\n[focus]\nNobody = "x"\n'
+    )
     with pytest.raises(ConfigError) as info:
         parse_layout(Path("c.toml"), text)
     lines = str(info.value).splitlines()

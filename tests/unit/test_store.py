@@ -43,7 +43,12 @@ def test_enqueue_journals_a_queued_message(store: Store) -> None:
     msg = store.enqueue("human", "Gauss", "plan the refactor")
     assert isinstance(msg, Message)
     assert (msg.sender, msg.recipient, msg.text, msg.status, msg.detail) == (
-        "human", "Gauss", "plan the refactor", QUEUED, "")
+        "human",
+        "Gauss",
+        "plan the refactor",
+        QUEUED,
+        "",
+    )
     assert msg.id > 0 and msg.created == msg.updated
     assert store.message(msg.id) == msg
 
@@ -102,8 +107,11 @@ def test_talk_graph_counts_pairs_busiest_first(store: Store) -> None:
     for _ in range(2):
         store.enqueue("human", "Gauss", "z")
     store.mark(store.enqueue("Gauss", "Hilbert", "failed too").id, FAILED)
-    assert store.talk_graph() == [("Gauss", "Hilbert", 4), ("human", "Gauss", 2),
-                                  ("Hilbert", "Gauss", 1)]
+    assert store.talk_graph() == [
+        ("Gauss", "Hilbert", 4),
+        ("human", "Gauss", 2),
+        ("Hilbert", "Gauss", 1),
+    ]
 
 
 def test_talk_graph_empty(store: Store) -> None:
@@ -137,10 +145,12 @@ def test_focus_and_its_history(store: Store) -> None:
     assert store.focus("Gauss") == "benchmarks"
     store.set_focus("Gauss", "", by="human")
     assert store.focus("Gauss") is None
-    rows = store.db.execute(
-        "SELECT agent, label, by FROM focus_history ORDER BY id").fetchall()
-    assert rows == [("Gauss", "tokenizer rewrite", "human"), ("Gauss", "benchmarks", "Gauss"),
-                    ("Gauss", "", "human")]
+    rows = store.db.execute("SELECT agent, label, by FROM focus_history ORDER BY id").fetchall()
+    assert rows == [
+        ("Gauss", "tokenizer rewrite", "human"),
+        ("Gauss", "benchmarks", "Gauss"),
+        ("Gauss", "", "human"),
+    ]
     times = [r[0] for r in store.db.execute("SELECT time FROM focus_history ORDER BY id")]
     assert times == sorted(times)
 
@@ -189,7 +199,9 @@ def test_everything_survives_closing_and_reopening(db_path: Path) -> None:
         assert again.agent_for_token(token) == "Gauss"
         assert again.focus("Gauss") == "parser"
         assert [(m.id, m.status) for m in again.open_messages("Gauss")] == [
-            (waiting.id, QUEUED), (sending.id, SENDING)]
+            (waiting.id, QUEUED),
+            (sending.id, SENDING),
+        ]
         assert again.message(sent.id) is not None
         assert again.message(sent.id).status == DELIVERED  # type: ignore[union-attr]
         assert again.talk_graph() == graph
@@ -208,8 +220,7 @@ def test_the_journal_and_its_wal_are_private_whatever_the_umask(tmp_path: Path) 
     try:
         store = Store(tmp_path / "fleet.sqlite3")
         store.enqueue("human", "Ada", "secret")  # the WAL and its index now exist
-        files = [tmp_path / n for n in ("fleet.sqlite3", "fleet.sqlite3-wal",
-                                        "fleet.sqlite3-shm")]
+        files = [tmp_path / n for n in ("fleet.sqlite3", "fleet.sqlite3-wal", "fleet.sqlite3-shm")]
         assert all(f.exists() for f in files)
         assert [stat.S_IMODE(f.stat().st_mode) for f in files] == [0o600] * 3
         store.close()

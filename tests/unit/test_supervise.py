@@ -26,7 +26,8 @@ class Clock:
 
 
 async def test_a_loop_failing_at_every_start_backs_off_and_is_said_once(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     clock = Clock(monkeypatch)
     said: list[str] = []
     starts = 0
@@ -77,7 +78,8 @@ async def test_a_loop_that_worked_a_while_restarts_soon(monkeypatch: pytest.Monk
 
 
 async def test_a_loop_that_returns_is_restarted_unless_it_may_end(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     Clock(monkeypatch)
     said: list[str] = []
     runs = 0

@@ -7,29 +7,35 @@ import pytest
 from swarm_tui.fleet.verdict import Verdict, parse_answer, parse_screen
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("I read it all.\nVERDICT: COMPLETE", Verdict(True, "")),
-    ("VERDICT: INCOMPLETE: tests fail; no docs", Verdict(False, "tests fail; no docs")),
-    ("**VERDICT: COMPLETE**", Verdict(True, "")),
-    ("`VERDICT: INCOMPLETE: x`\n\n", Verdict(False, "x")),
-    ("VERDICT: INCOMPLETE", Verdict(False, "the judge gave no reasons")),
-    ('{"type":"result","result":"ok\\nVERDICT: COMPLETE"}', Verdict(True, "")),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("I read it all.\nVERDICT: COMPLETE", Verdict(True, "")),
+        ("VERDICT: INCOMPLETE: tests fail; no docs", Verdict(False, "tests fail; no docs")),
+        ("**VERDICT: COMPLETE**", Verdict(True, "")),
+        ("`VERDICT: INCOMPLETE: x`\n\n", Verdict(False, "x")),
+        ("VERDICT: INCOMPLETE", Verdict(False, "the judge gave no reasons")),
+        ('{"type":"result","result":"ok\\nVERDICT: COMPLETE"}', Verdict(True, "")),
+    ],
+)
 def test_clear_verdicts(text: str, expected: Verdict) -> None:
     assert parse_answer(text) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "",
-    "Looks good to me.",
-    "VERDICT: COMPLETE\nActually, wait: the tests were never run.",  # not the last line
-    "VERDICT: COMPLETE: mostly",  # a hedge is not a verdict
-    "verdict: complete",
-    "VERDICT: COMPLETE?",
-    "Final VERDICT: COMPLETE",
-    "VERDICT: INCOMPLETE: <the concrete things that are missing or wrong>",  # echoed template
-    "VERDICT: DONE",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "Looks good to me.",
+        "VERDICT: COMPLETE\nActually, wait: the tests were never run.",  # not the last line
+        "VERDICT: COMPLETE: mostly",  # a hedge is not a verdict
+        "verdict: complete",
+        "VERDICT: COMPLETE?",
+        "Final VERDICT: COMPLETE",
+        "VERDICT: INCOMPLETE: <the concrete things that are missing or wrong>",  # echoed template
+        "VERDICT: DONE",
+    ],
+)
 def test_unclear_answers_are_no_verdict(text: str) -> None:
     assert parse_answer(text) is None
 
@@ -53,9 +59,18 @@ def test_screen_takes_this_reviews_verdict_line_above_the_cli_chrome() -> None:
 def _judge_prompt(review: str) -> str:
     from swarm_tui.config.skills import skill_text
 
-    return skill_text("judge", {"review": review, "agent": "Gia", "spec": "Port the parser",
-                                "verify": "(none)", "verify_result": "(no verify command)",
-                                "claim": "VERDICT: COMPLETE", "screen": "all green"})
+    return skill_text(
+        "judge",
+        {
+            "review": review,
+            "agent": "Gia",
+            "spec": "Port the parser",
+            "verify": "(none)",
+            "verify_result": "(no verify command)",
+            "claim": "VERDICT: COMPLETE",
+            "screen": "all green",
+        },
+    )
 
 
 def test_an_echoed_prompt_and_an_ack_are_no_verdict() -> None:
@@ -64,8 +79,16 @@ def test_an_echoed_prompt_and_an_ack_are_no_verdict() -> None:
     review = "R-3f9c01"
     prompt = _judge_prompt(review)
     echoed = ["› " + ln if i == 0 else "  " + ln for i, ln in enumerate(prompt.splitlines())]
-    screen = [*echoed, "  VERDICT: COMPLETE", "", "• ACK: received 3268 chars.", "",
-              "› ", "", "  gpt-5 default · 97% context left"]
+    screen = [
+        *echoed,
+        "  VERDICT: COMPLETE",
+        "",
+        "• ACK: received 3268 chars.",
+        "",
+        "› ",
+        "",
+        "  gpt-5 default · 97% context left",
+    ]
     assert parse_screen(screen, review, prompt) is None
 
 
