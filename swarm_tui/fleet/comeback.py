@@ -15,7 +15,7 @@ CLI started anew at start, the old run's backlog is settled instead (`settle_gon
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from swarm_tui.errors import SwarmError
@@ -154,3 +154,22 @@ def requeue(
                 listener.message_changed(updated)
             continue
         enqueue(agent, message)
+
+
+def lost_reason(store: Store, listener: FleetListener, agents: Iterable[Agent], fleet: str) -> str:
+    """What the fleet says when its local tmux server is gone (killed or crashed): a message
+    caught while being typed is uncertain (said), and how many queued ones were not typed."""
+    caught = store.settle_sending("tmux died while it was being typed")
+    for message in caught:
+        listener.notice(
+            f"message #{message.id} to {message.recipient} is uncertain: "
+            "tmux died while it was being typed"
+        )
+    queued = sum(len(a.waiting) for a in agents) - len(caught)
+    uncertain = f", {len(caught)} uncertain (caught while being typed)" if caught else ""
+    return (
+        f"fleet {fleet!r} lost its tmux server (killed or crashed, not `swarm "
+        f"down`): its agents are gone; {queued} queued message{'s' * (queued != 1)} "
+        f"not typed{uncertain} (`swarm messages` lists them); `swarm up` starts it "
+        "anew"
+    )

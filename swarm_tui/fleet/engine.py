@@ -20,9 +20,9 @@ from swarm_tui.config.hosts import LOCAL
 from swarm_tui.config.layout import LoadedLayout
 from swarm_tui.errors import AgentNotFound, HostUnreachable, SwarmError, TmuxError
 from swarm_tui.fleet.agent import Agent
-from swarm_tui.fleet.comeback import came_back, requeue, settle_gone
+from swarm_tui.fleet.comeback import came_back, lost_reason, requeue, settle_gone
 from swarm_tui.fleet.events import FleetListener, NullListener
-from swarm_tui.fleet.identity import Senders
+from swarm_tui.fleet.identity import Senders, local_panes
 from swarm_tui.fleet.injection import HUMAN, Injector
 from swarm_tui.fleet.lease import PROBE_EVERY, LeaseProbe, watch_leases
 from swarm_tui.fleet.link import HostLink, watch_gpus
@@ -322,22 +322,6 @@ class Fleet:
         requeue(self.store, self.listener, agent, self._injector.enqueue)
 
     # ------------------------------------------------------------------ links
-    def _lost_reason(self) -> str:
-        caught = self.store.settle_sending("tmux died while it was being typed")
-        for message in caught:
-            self.listener.notice(
-                f"message #{message.id} to {message.recipient} is uncertain: "
-                "tmux died while it was being typed"
-            )
-        queued = sum(len(a.waiting) for a in self.agents.values()) - len(caught)
-        uncertain = f", {len(caught)} uncertain (caught while being typed)" if caught else ""
-        return (
-            f"fleet {self.name!r} lost its tmux server (killed or crashed, not `swarm "
-            f"down`): its agents are gone; {queued} queued message{'s' * (queued != 1)} "
-            f"not typed{uncertain} (`swarm messages` lists them); `swarm up` starts it "
-            "anew"
-        )
-
     async def prepare_worktrees(
         self, link: HostLink, create: bool, only: Agent | None = None, checked: bool = False
     ) -> None:
@@ -351,7 +335,7 @@ class Fleet:
 
     def tmux_lost(self) -> None:
         """The local tmux server's session is gone: the fleet was stopped; end it."""
-        self._end(self._lost_reason())
+        self._end(lost_reason(self.store, self.listener, self.agents.values(), self.name))
 
     def link_state(self, link: HostLink, up: bool, detail: str) -> None:
         """A host's link went down or came back: its agents are unreachable meanwhile (what
@@ -574,22 +558,7 @@ class Fleet:
         return await self.senders.sender_for(token, pid, node, proven)
 
     async def _local_panes(self) -> dict[str, str] | None:
-        """pane pid -> agent name, for the local tmux server ({} with no agent on this
-        machine); None while they cannot be listed (its link is down, or tmux refused)."""
-        link = self.links.get(LOCAL)
-        if link is None:
-            return {}
-        if not link.connected or link.control is None:
-            return None
-        try:
-            async with asyncio.timeout(5):  # a link that never answers tells nobody's pane
-                reply = await link.control.run(
-                    f"list-panes -s -t ={link.host.session} -F "
-                    + quote("#{pane_pid}|#{@swarm_agent}")
-                )
-        except (SwarmError, OSError, TimeoutError):
-            return None
-        return dict(line.split("|", 1) for line in reply.text().splitlines() if "|" in line)
+        return await local_panes(self.links.get(LOCAL))
 
     def states(self) -> dict[str, AgentState]:
         return {a.name: a.state for a in self.agents.values()}

@@ -8,6 +8,7 @@ the same with the node's kernel and says which agent asked.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import struct
 from collections.abc import Awaitable, Callable, Mapping
@@ -16,6 +17,8 @@ from typing import Any, Protocol
 
 from swarm_tui.errors import SwarmError
 from swarm_tui.fleet.injection import HUMAN
+from swarm_tui.fleet.link import HostLink
+from swarm_tui.tmux.commands import quote
 
 PROC = Path("/proc")
 
@@ -128,3 +131,20 @@ class Senders:
                 "shell of an agent of this fleet"
             )
         return name
+
+
+async def local_panes(link: HostLink | None) -> dict[str, str] | None:
+    """pane pid -> agent name, for the local tmux server ({} with no agent on this
+    machine); None while they cannot be listed (its link is down, or tmux refused)."""
+    if link is None:
+        return {}
+    if not link.connected or link.control is None:
+        return None
+    try:
+        async with asyncio.timeout(5):  # a link that never answers tells nobody's pane
+            reply = await link.control.run(
+                f"list-panes -s -t ={link.host.session} -F " + quote("#{pane_pid}|#{@swarm_agent}")
+            )
+    except (SwarmError, OSError, TimeoutError):
+        return None
+    return dict(line.split("|", 1) for line in reply.text().splitlines() if "|" in line)
