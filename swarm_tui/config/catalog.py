@@ -19,7 +19,7 @@ def fleet_size(loaded: LoadedLayout) -> str:
         if spec.slurm.job is not None:
             held[key] = spec.slurm.job
         else:  # an allocation to ask for: as many nodes as it asks for
-            nodes = [f"{key}-node{i}" for i in range(spec.slurm.nodes)]
+            nodes = [f"{key[:40]}-slurm-{i}" for i in range(spec.slurm.nodes)]
             layout = place_nodes(layout, key, nodes)
     agents = LoadedLayout(path=loaded.path, layout=layout).agents()
     here = [a for a in agents if a.host not in held]
@@ -27,6 +27,10 @@ def fleet_size(loaded: LoadedLayout) -> str:
     where = "this machine" if hosts == ["local"] else f"{len(hosts)} hosts"
     size = f"{len(here)} agent{'s' if len(here) != 1 else ''} on {where}" if here else ""
     for key, job in held.items():
-        per_node = sum(1 for a in agents if a.host == key)
-        size += (" + " if size else "") + f"{per_node} per node of Slurm job {job}"
+        per_node = sum(g.per_host for g in layout.groups if key in g.hosts)
+        lone = sum(1 for a in layout.agents if a.host == key)  # on its nodes in turn
+        if per_node:
+            size += (" + " if size else "") + f"{per_node} per node of Slurm job {job}"
+        if lone:
+            size += (" + " if size else "") + f"{lone} on the nodes of Slurm job {job}"
     return size or "no agents"

@@ -293,10 +293,14 @@ class Fleet:
         """Follow edits of the layout file (live reload)."""
         from swarm_tui.fleet.reload import watch_layout
 
-        self._spawn(
-            self._supervised(partial(watch_layout, self, self.loaded.path), "the layout's watcher"),
-            "layout-watch",
-        )
+        starts = 0
+
+        async def watching() -> None:
+            nonlocal starts
+            starts += 1  # started again after a failure: an edit made meanwhile is applied
+            await watch_layout(self, self.loaded.path, catch_up=starts > 1)
+
+        self._spawn(self._supervised(watching, "the layout's watcher"), "layout-watch")
 
     def agent_env(self, agent: Agent, host: Host) -> dict[str, str]:
         ctx = host.launch_context()

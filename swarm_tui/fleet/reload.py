@@ -142,28 +142,37 @@ def _reminders(fleet: Reloadable, new: LoadedLayout) -> list[str]:
     return out
 
 
-async def watch_layout(fleet: Reloadable, path: Path) -> None:
-    """Follow edits of the layout file (watching its directory: editors save by rename)."""
+async def watch_layout(fleet: Reloadable, path: Path, catch_up: bool = False) -> None:
+    """Follow edits of the layout file (watching its directory: editors save by rename).
+    `catch_up`: the watcher is starting again after a failure; an edit saved while it was
+    down is applied first (applying an unchanged file changes nothing)."""
     from watchfiles import awatch
 
     target = path.resolve()
+    if catch_up and target.exists():
+        await _apply_file(fleet, target)
     async for changes in awatch(target.parent, debounce=300, step=100):
         if not any(Path(p).resolve() == target for _, p in changes):
             continue
         if not target.exists():
             continue  # mid-rename; the next event has the new file
-        try:
-            new = resolved(load_layout(target))  # a Slurm entry: the nodes it holds
-            lines = await apply_layout(fleet, new)
-        except ConfigError as exc:
-            fleet.listener.layout_invalid(str(exc).splitlines())
-            fleet.listener.notice(f"layout not applied, the last good one stays: {exc}")
-            continue
-        except SwarmError as exc:
-            fleet.listener.layout_invalid(str(exc).splitlines(), partly=True)
-            fleet.listener.notice(f"layout partly applied: {exc}")
-            continue
-        for line in lines:
-            fleet.listener.notice(line)
-        fleet.listener.layout_changed()
+        await _apply_file(fleet, target)
         await asyncio.sleep(0)
+
+
+async def _apply_file(fleet: Reloadable, target: Path) -> None:
+    """The layout file as it is now, applied; a bad one said, the last good one kept."""
+    try:
+        new = resolved(load_layout(target))  # a Slurm entry: the nodes it holds
+        lines = await apply_layout(fleet, new)
+    except ConfigError as exc:
+        fleet.listener.layout_invalid(str(exc).splitlines())
+        fleet.listener.notice(f"layout not applied, the last good one stays: {exc}")
+        return
+    except SwarmError as exc:
+        fleet.listener.layout_invalid(str(exc).splitlines(), partly=True)
+        fleet.listener.notice(f"layout partly applied: {exc}")
+        return
+    for line in lines:
+        fleet.listener.notice(line)
+    fleet.listener.layout_changed()

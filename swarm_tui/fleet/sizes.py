@@ -77,7 +77,7 @@ class WindowSizer:
             if (parts := line.decode(errors="replace").split()) and parts[0] == "0"
             for w in parts[1:2]
         }
-        commands = []
+        commands, resized = [], []
         now = time.monotonic()
         for agent in mine:
             key = (agent.name, agent.window)
@@ -93,8 +93,12 @@ class WindowSizer:
                 )  # manual again, the tile's size
                 self._applied[key] = size
                 agent.resized_at = now  # what it prints next is a redraw (fleet/agent.py)
+                resized.append(agent)
         if commands:
             await control.run_all(commands)
+            done = time.monotonic()  # (a slow link: the grace counts from tmux's answer too)
+            for agent in resized:
+                agent.resized_at = done
 
     def hand_over(self, agent: Agent) -> None:
         """A human is about to attach to the agent's window: from now it follows their

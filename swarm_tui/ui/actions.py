@@ -29,8 +29,10 @@ from swarm_tui.ui.tiles import AgentTile
 
 # seconds after the selection moved by itself (its agent left the filter, or the fleet) in
 # which y, n and 1-9 ask to be pressed again: a double-pressed key must not answer an agent
-# the human has not looked at
+# the human has not looked at; and a refused key holds them back for HELD_KEY more seconds
+# (a held key repeats, a triple press is quick: only a press after a pause answers)
 MOVED_GRACE = 2.0
+HELD_KEY = 1.0
 
 
 class AgentActions(EngineLink):
@@ -46,7 +48,9 @@ class AgentActions(EngineLink):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._answering: set[str] = set()  # agents an answer is on its way to
-        self._moved_here: tuple[str, float] | None = None  # (agent, when) moved by itself
+        # the agent the selection moved to by itself, and until when keys do not answer it
+        self._moved_here: tuple[str, float] | None = None
+        self._moved_said = False
         # per agent, the comments on its change not sent yet (kept when its diff closes)
         self.reviews: dict[str, dict[Anchor, str]] = {}
 
@@ -69,7 +73,8 @@ class AgentActions(EngineLink):
         """The selection is on a new agent the human did not choose (`moved`), or the human
         chose where it is (not `moved`)."""
         name = self.current_name()
-        self._moved_here = (name, time.monotonic()) if moved and name else None
+        self._moved_here = (name, time.monotonic() + MOVED_GRACE) if moved and name else None
+        self._moved_said = False
 
     def select_name(self, name: str) -> None:
         raise NotImplementedError
@@ -142,15 +147,17 @@ class AgentActions(EngineLink):
                 timeout=4,
             )
             return
-        moved = self._moved_here
-        if moved is not None and moved[0] == name and time.monotonic() - moved[1] < MOVED_GRACE:
-            self._moved_here = None  # the next key answers it
-            self.notify(
-                f"the selection moved to {name} by itself (the agent before it left "
-                f"the list): look at its dialog, then press {choice[:1]} again",
-                severity="warning",
-                timeout=5,
-            )
+        moved, now = self._moved_here, time.monotonic()
+        if moved is not None and moved[0] == name and now < moved[1]:
+            self._moved_here = (name, now + HELD_KEY)  # a repeat of this key: still held back
+            if not self._moved_said:  # (said once, not once per repeat)
+                self._moved_said = True
+                self.notify(
+                    f"the selection moved to {name} by itself (the agent before it left "
+                    f"the list): look at its dialog, then press {choice[:1]} again",
+                    severity="warning",
+                    timeout=5,
+                )
             return
         if name in self._answering:  # one answer at a time: the next key is for what follows
             self.notify(f"{name}: an answer is on its way; wait for it", timeout=3)

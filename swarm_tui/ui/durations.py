@@ -18,8 +18,8 @@ def since(then: float, now: float) -> str:
 
 def _step(secs: float) -> int:
     """A glance's resolution: seconds for the first ten, then tens of seconds, then whole
-    minutes (hours show minutes too: 1h30m)."""
-    return 1 if secs < 10 else 10 if secs < 60 else 60
+    minutes (hours show minutes too: 1h30m), then whole hours (2d3h)."""
+    return 1 if secs < 10 else 10 if secs < 60 else 60 if secs < 86400 else 3600
 
 
 def glance(then: float, now: float) -> str:

@@ -15,6 +15,7 @@ import pytest
 
 from swarm_tui.protocol.client import FleetView, Refused
 from swarm_tui.protocol.models import AgentView
+from swarm_tui.ui import actions as actions_module
 from swarm_tui.ui import app as app_module
 from swarm_tui.ui import sidebar as sidebar_module
 from swarm_tui.ui import tiles as tiles_module
@@ -253,12 +254,15 @@ async def test_no_answer_while_the_judge_pane_hides_the_dialog(tmp_path: Path) -
 
 
 async def test_a_key_pressed_twice_never_answers_an_agent_the_selection_moved_to(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With the filter `needs`, answering an agent lets it leave the list and the selection
     moves to the next agent that asks: a second `y` (a double press, a key held a moment)
-    answered that agent's dialog unread. Within two seconds of such a move the key says so;
-    pressed again, it answers."""
+    answered that agent's dialog unread. Within two seconds of such a move the key says so,
+    and so does every repeat of it (a held key, a quick triple press); pressed again after a
+    pause, it answers. The keys' clock is the test's."""
+    clock = [1000.0]
+    monkeypatch.setattr(actions_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     view = still_fleet(tmp_path)  # Noether and Kovalevskaya ask
     client = AnsweringClient(view)
     app = SwarmApp(client)
@@ -278,6 +282,7 @@ async def test_a_key_pressed_twice_never_answers_an_agent_the_selection_moved_to
         view.agents["Noether"] = view.agents["Noether"].model_copy(update={"state": "working"})
         app.bridge.agent_changed("Noether")
         await until(lambda: app.current_name() == "Kovalevskaya", 5, "the selection moved")
+        clock[0] += 0.3
         await pilot.press("y")
         await until(
             lambda: any("moved to Kovalevskaya by itself" in n for n in notes(app)),
@@ -285,8 +290,14 @@ async def test_a_key_pressed_twice_never_answers_an_agent_the_selection_moved_to
             "why the key answered nothing",
             lambda: repr(notes(app)),
         )
+        for _ in range(4):  # the key held: it repeats every 0.5 s, past the two seconds
+            clock[0] += 0.5
+            await pilot.press("y")
+        await pilot.pause()
         assert [a["name"] for a in client.asked("answer")] == ["Noether"]
-        await pilot.press("y")  # looked at, pressed again: it answers
+        assert sum("by itself" in n for n in notes(app)) == 1  # said once, not per repeat
+        clock[0] += 1.5  # looked at its dialog, then pressed again: it answers
+        await pilot.press("y")
         await until(lambda: len(client.asked("answer")) == 2, 5, "Kovalevskaya answered")
         assert client.asked("answer")[-1]["name"] == "Kovalevskaya"
 

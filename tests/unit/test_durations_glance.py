@@ -78,3 +78,9 @@ def test_glance_drops_seconds_after_the_first_minute() -> None:
     assert glance(0, 3599) == "59m"
     assert glance(0, 5400 + 59) == "1h30m"
     assert glance(10, 0) == "0s"  # a clock a little ahead
+
+
+def test_a_clock_of_days_moves_by_the_hour() -> None:
+    clock = Clock(T0 + 2 * 86400 + 3 * 3600 + 125)
+    assert clock.since(T0) == "2d3h"
+    assert clock.due == pytest.approx(T0 + 2 * 86400 + 4 * 3600)

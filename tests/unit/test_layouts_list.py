@@ -29,3 +29,13 @@ def test_a_held_job_counts_per_node(tmp_path: Path) -> None:
 
 def test_a_plain_fleet(tmp_path: Path) -> None:
     assert fleet_size(load_layout(ROOT / "layouts" / "demo.toml")) == "12 agents on this machine"
+
+
+def test_lone_agents_on_a_held_job_are_counted_once(tmp_path: Path) -> None:
+    path = tmp_path / "lone.toml"
+    path.write_text(
+        'name = "lone"\n[hosts.gpu]\nslurm = { job = 99 }\n'
+        '[[agents]]\nname = "Ada"\ncli = "mock"\nhost = "gpu"\n'
+        '[[agents]]\nname = "Bo"\ncli = "mock"\nhost = "gpu"\n'
+    )
+    assert fleet_size(load_layout(path)) == "2 on the nodes of Slurm job 99"

@@ -99,3 +99,27 @@ async def test_a_loop_that_returns_is_restarted_unless_it_may_end(
 async def _until(predicate: object) -> None:
     while not predicate():  # type: ignore[operator]
         await asyncio.sleep(0)
+
+
+async def test_a_loop_failing_now_and_then_comes_back_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The screen reader failing every 30 s must not climb to a minute's gap (every tile and
+    state frozen meanwhile): it did not fail at its start."""
+    clock = Clock(monkeypatch)
+    starts = 0
+
+    async def loop() -> None:
+        nonlocal starts
+        starts += 1
+        if starts <= 5:
+            clock.now += 30  # half a minute of work, then a failure
+            raise RuntimeError("boom")
+        await asyncio.Event().wait()
+
+    task = asyncio.create_task(supervised(loop, "screen reader", lambda _: None))
+    await asyncio.wait_for(_until(lambda: starts == 6), 5)
+    assert clock.waits == [1, 1, 1, 1, 1]
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
