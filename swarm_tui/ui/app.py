@@ -113,13 +113,11 @@ class SwarmApp(PromptActions):
         self.run_worker(self._fetch_skills(), group="skills", exclusive=True)
         self.alerts = Alerts(self._to_terminal, lambda: self.view.notify)
         self.alerts.look(self.view)  # an agent already waiting on a prompt rings now, once
-        self.set_interval(1.0, partial(self.alerts.look, self.view))  # verdicts, trailing
         # frames while something changes; asleep (no wake-ups) while nothing does
         self._frame = self.set_interval(FRAME, self._draw_changes)
         self.bridge.wake = self._frame.resume
         self.bridge.on_screen = self._draw_screen
-        self.set_interval(1.0, self._tick_sidebar)
-        self.set_interval(1.0, self._draw_waits)
+        self.set_interval(1.0, self._tick)
         self.call_after_refresh(self._relayout)
 
     def _to_terminal(self, text: str) -> None:
@@ -377,6 +375,13 @@ class SwarmApp(PromptActions):
             self.moved_by_itself(True)  # y, n and 1-9 ask again before answering it
         self.marked &= set(self.view.agents)
         self._relayout()
+
+    def _tick(self) -> None:
+        """Once a second, one wake-up for what moves with time alone: alerts (verdicts,
+        trailing bells), the sidebar's clocks, and the waits counting up in tiles."""
+        self.alerts.look(self.view)
+        self._tick_sidebar()
+        self._draw_waits()
 
     def _tick_sidebar(self) -> None:
         """Once a second: the sidebar again only if one of its clocks moved (or its size or
