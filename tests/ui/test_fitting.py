@@ -139,7 +139,9 @@ def still(tmp: Path) -> FleetView:
     now = time.time()
     # Kovalevskaya waits on a dialog; the others' screens have been quiet for a while
     for name, ago in (("Gauss", 30), ("Hilbert", 225), ("Euler", 12), ("Riemann", 4000)):
-        view.agents[name] = view.agents[name].model_copy(update={"last_output": now - ago})
+        view.agents[name] = view.agents[name].model_copy(
+            update={"last_output": now - ago, "state_since": now - ago}
+        )
     return view
 
 
