@@ -104,7 +104,11 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("layouts", help="list saved layouts (project and user) with a summary")
 
     down = sub.add_parser("down", help="stop every agent of a fleet")
-    down.add_argument("layout")
+    down.add_argument(
+        "layout",
+        nargs="?",
+        help="its layout (a path or a name from `swarm layouts`); default: the one fleet running",
+    )
     down.add_argument(
         "--clean",
         action="store_true",
@@ -293,6 +297,29 @@ def cmd_logs(args: argparse.Namespace) -> int:
     return daemon.show_log(path, args.lines, args.follow)
 
 
+def _running_layout() -> str:
+    """The layout of the one fleet whose engine runs here (`swarm down` with no layout)."""
+    try:
+        sock = find_socket(None, paths.run_dir())
+    except NoEngine:
+        raise SwarmError(
+            "no engine is running here to ask which fleet: name its layout "
+            "(`swarm down LAYOUT`; `swarm layouts` lists them)"
+        ) from None
+    except ClientError:  # several fleets
+        names = ", ".join(s.stem for s in sorted(paths.run_dir().glob("*.sock")))
+        raise SwarmError(
+            f"several fleets are running here ({names}): name the layout of the one to "
+            "stop (`swarm down LAYOUT`)"
+        ) from None
+    reply = daemon.ping(sock)
+    if reply is None or not reply.get("layout"):
+        raise SwarmError(
+            f"the engine on {sock} does not answer: name the fleet's layout (`swarm down LAYOUT`)"
+        )
+    return str(reply["layout"])
+
+
 def cmd_down(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -301,7 +328,7 @@ def cmd_down(args: argparse.Namespace) -> int:
     from swarm_tui.hosts import slurm
     from swarm_tui.hosts.registry import make_hosts
 
-    loaded = load_layout(resolve_layout(args.layout))
+    loaded = load_layout(resolve_layout(args.layout or _running_layout()))
     sock = paths.socket_path(loaded.fleet)
     if sock.exists():
         try:  # tell the owner first, so it exits instead of reconnecting

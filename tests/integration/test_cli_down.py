@@ -93,3 +93,18 @@ def test_an_agent_cannot_stop_the_fleet(sandbox: Sandbox):
     ls = sandbox.swarm("ls")
     assert ls.returncode == 0, ls.stderr  # the engine still runs
     owner.interrupt()
+
+
+def test_down_without_a_layout_stops_the_one_fleet_running(sandbox: Sandbox):
+    """`swarm stop` and `swarm ui` find the one running fleet by themselves; `swarm down`
+    said `the following arguments are required: layout` (seen in a new-user trial)."""
+    none = sandbox.swarm("down")
+    assert none.returncode != 0 and "no engine is running here" in none.stderr, none
+    assert "swarm down LAYOUT" in none.stderr and len(none.stderr.strip().splitlines()) == 1
+    layout = sandbox.layout("dn3", mock_agent("Ada"))
+    owner = sandbox.start_headless(layout)
+    owner.wait_ready()
+    down = sandbox.swarm("down")
+    assert (down.returncode, down.stderr) == (0, ""), down
+    assert down.stdout.splitlines()[0] == "swarm: fleet 'dn3' on local: stopped"
+    assert owner.wait(10) == 0, owner.output()
