@@ -13,7 +13,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from swarm_tui.protocol.models import AgentView
-from swarm_tui.ui.fit import ELLIPSIS
+from swarm_tui.ui.fit import ELLIPSIS, clip
 
 ASKING = "needs-permission"
 LABEL_MAX = 24  # characters of one option's label in the banner
@@ -50,20 +50,20 @@ def keys_of(agent: AgentView) -> str:
     return "y/n/1" if n == 1 else f"y/n/1-{n}" if n else "t"
 
 
-def banner(agent: AgentView | None, colour: str) -> list[str]:
+def banner(agent: AgentView | None, colour: str, width: int = 400) -> list[str]:
     """The tile's banner for an agent waiting on a dialog ([] for any other): the question,
-    then the keys and the options (keys first: a narrow tile cuts the end), each a
-    full-width bar in `colour` (the state's colour)."""
+    then the keys and the options (keys first), each a full-width bar in `colour` (the
+    state's colour), fitted to `width` cells at a word's end (`t attaches` goes first)."""
     if agent is None or not asking(agent):
         return []
     style = f"\x1b[{sgr(colour)}m"
     pad = " " * 400  # to the tile's edge: the tile crops the line to its width
-    question = agent.question or "it asks for a choice"
+    question = clip(f" ? {agent.question or 'it asks for a choice'}", width)
+    options = f" [{keys_of(agent)}] {options_line(agent)}"
     attach = " · t attaches" if agent.options else ""
-    return [
-        f"{style} ? {question}{pad}\x1b[0m",
-        f"{style} [{keys_of(agent)}] {options_line(agent)}{attach}{pad}\x1b[0m",
-    ]
+    if cell_len(options + attach) <= width:
+        options += attach
+    return [f"{style}{question}{pad}\x1b[0m", f"{style}{clip(options, width)}{pad}\x1b[0m"]
 
 
 def sidebar_note(agent: AgentView) -> str:

@@ -253,12 +253,7 @@ class AgentTile(Widget):
         agent = self.agent
         if agent is None:
             return
-        shown = (
-            banner(agent, self.app.get_css_variables().get("warning", "")) if asking(agent) else []
-        )
-        if shown != self._banner:
-            self._banner = shown
-            self.update_screen()
+        self._draw_banner()
         state = agent.state if agent.state in STATE_CLASSES else "unreachable"
         for cls in STATE_CLASSES.values():
             self.set_class(cls == STATE_CLASSES[state], cls)
@@ -285,7 +280,18 @@ class AgentTile(Widget):
 
     def on_resize(self) -> None:
         self._draw_title()
+        self._draw_banner()  # fitted to the new width
         self.post_message(self.Resized())
+
+    def _draw_banner(self) -> None:
+        """An asking agent's question and keys under its screen, for the tile's width."""
+        agent = self.agent
+        colour = self.app.get_css_variables().get("warning", "")
+        width = self.content_region.width or self.size.width or 400
+        shown = banner(agent, colour, width) if agent is not None and asking(agent) else []
+        if shown != self._banner:
+            self._banner = shown
+            self.update_screen()
 
     def render_line(self, y: int) -> Strip:
         width = self.content_region.width or self.size.width

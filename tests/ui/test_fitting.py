@@ -170,6 +170,36 @@ async def test_a_narrow_tile_keeps_the_time_an_agent_has_waited(tmp_path: Path) 
         assert "needs you 2h2m" in text_of(tile).splitlines()[0]
 
 
+def banner_words(app: SwarmApp, name: str) -> list[str]:
+    tile = next(t for t in app._tiles if t.name_shown == name)
+    line = next((ln for ln in text_of(tile).splitlines() if "[y/n/1-2]" in ln), "")
+    return line.strip(" │┃║").split()
+
+
+async def test_a_dialog_bar_is_cut_at_a_word_and_fits_again_when_wider(tmp_path: Path) -> None:
+    """At 80x24 the bar under an asking agent read `… · t attac┃`: cut mid-word by the tile.
+    It is fitted to the tile at a word's end (`t attaches` goes first), and again when the
+    tile grows."""
+    app = SwarmApp(FakeClient(still_fleet(tmp_path, count=12)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(lambda: app._laid_out, what="the first layout")
+        app.select_name("Noether")  # asks
+        await pilot.pause()
+        await until(lambda: banner_words(app, "Noether"), what="the dialog's bar")
+        narrow = banner_words(app, "Noether")
+        full = ["[y/n/1-2]", "1", "Yes", "·", "2", "No,", "and", "tell", "the", "agent"]
+        assert narrow[-1] != "attac" and "attaches" not in narrow, narrow
+        words = [w.removesuffix("…") for w in narrow]
+        assert words == [w.removesuffix("…") for w in full][: len(words)], narrow
+        await pilot.resize_terminal(200, 55)
+        await pilot.press("z")  # zoomed: the whole width
+        await until(
+            lambda: banner_words(app, "Noether")[-2:] == ["t", "attaches"],
+            what="the whole bar in a wide tile",
+            detail=lambda: repr(banner_words(app, "Noether")),
+        )
+
+
 def agent_rows(sidebar_text: str, names: list[str]) -> list[str]:
     return [
         line
