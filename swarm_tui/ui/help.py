@@ -65,6 +65,13 @@ def legend(styles: dict[str, str]) -> Table:
         "you, double (╔═╗) when selected, dashed when its node's link is down; ✓ "
         "marks a marked agent",
     )
+    table.add_row(
+        "",
+        "",
+        "in the sidebar: the time beside the state is how long it has been so (working: "
+        "how long its screen has been quiet); ✉3 5m: three messages queued, the oldest "
+        "for 5m; ▸ its task and round (■ a task that stopped); ⏰ its next reminder in",
+    )
     return table
 
 

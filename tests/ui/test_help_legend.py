@@ -64,3 +64,19 @@ async def test_every_state_has_its_glyph_and_real_colour_in_the_legend(tmp_path:
                 border = tile.styles.border_top[1]
                 assert isinstance(border, Color)
                 assert border.hex.upper() == colour, (state, "selected" if selected else "")
+
+
+async def test_the_legend_explains_the_sidebar_marks(tmp_path: Path) -> None:
+    """A new user saw `⏰ 19m`, `▸ in-progress` and `✉1 0s` with nothing saying what they are."""
+    app = SwarmApp(FakeClient(still_fleet(tmp_path, count=3)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(lambda: app._laid_out, what="the first layout")
+        await pilot.press("question_mark")
+        await until(lambda: isinstance(app.screen, HelpScreen), what="the help screen")
+        assert isinstance(app.screen, HelpScreen)
+        console = Console(width=110, force_terminal=False)
+        with console.capture() as out:
+            console.print(app.screen.body().renderables[1])
+        text = " ".join(out.get().split())
+        for mark in ("✉3 5m: three messages queued", "▸ its task and round", "⏰ its next"):
+            assert mark in text, text
