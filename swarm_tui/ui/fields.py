@@ -11,13 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from textual.dom import DOMNode
 from textual.widget import Widget
 
 
 def after_typed(fields: Sequence[Widget], then: Callable[[], object]) -> None:
-    """Call `then` once every field has handled the keys already sent to it."""
-    if not fields:
+    """Call `then` once every field has handled the keys already sent to it. A key a field
+    does not take itself (backspace, ctrl+u: its bindings) bubbles up through each parent's
+    queue to the app, which runs the binding: the wait follows the same way up, so a burst
+    of backspace and Enter saves the text after the backspace, not before."""
+    hops = [node for field in fields for node in field.ancestors_with_self]
+    _hop(hops, then)
+
+
+def _hop(hops: list[DOMNode], then: Callable[[], object]) -> None:
+    if not hops:
         then()
         return
-    first, *rest = fields
-    first.call_later(after_typed, rest, then)
+    first, *rest = hops
+    first.call_later(_hop, rest, then)

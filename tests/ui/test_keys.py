@@ -310,3 +310,26 @@ async def test_a_resize_retiles_and_keeps_the_selection_on_screen(live: Live) ->
         await pilot.resize_terminal(80, 24)
         await until(lambda: len(shown(app)) < len(live.fleet.agents), what="fewer tiles")
         assert name in shown(app)
+
+
+async def test_a_fast_backspace_and_enter_in_the_filter_take_effect(tmp_path: Path) -> None:
+    """A key a field does not take itself (backspace, ctrl+u: its bindings) reaches it by
+    way of the app; an Enter right behind it saved the text from before (`/`, ctrl+u and
+    Enter in one burst kept the filter `needs`: seen in a new-user trial)."""
+    from tests.ui.conftest import FakeClient, still_fleet
+
+    app = SwarmApp(FakeClient(still_fleet(tmp_path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("slash", *"needs", "enter")
+        await until(lambda: app.filter == "needs", 5, "the filter needs")
+        await pilot.press("slash")
+        await until(lambda: isinstance(app.focused, Input), 5, "the filter's box")
+        burst(app, "ctrl+u", "enter")
+        await until(lambda: app.filter == "", 5, "no filter", lambda: repr(app.filter))
+        await pilot.press("slash", *"needs", "enter")
+        await until(lambda: app.filter == "needs", 5, "the filter needs again")
+        await pilot.press("slash")
+        await until(lambda: isinstance(app.focused, Input), 5, "the filter's box again")
+        burst(app, "backspace", "enter")  # (the box opens with its text selected)
+        await until(lambda: app.filter == "", 5, "no filter again", lambda: repr(app.filter))
