@@ -7,6 +7,7 @@ import importlib
 import pkgutil
 from pathlib import Path
 
+from rich.console import Console
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
@@ -19,6 +20,7 @@ from swarm_tui.ui.app import SwarmApp
 from swarm_tui.ui.confirm import ConfirmScreen
 from swarm_tui.ui.diff import CommentBox, DiffScreen, MergeQuestion
 from swarm_tui.ui.diffparse import Anchor
+from swarm_tui.ui.help import HelpScreen
 from swarm_tui.ui.history import HistoryScreen
 from swarm_tui.ui.keys import for_help, key_text
 from swarm_tui.ui.messages import MessageScreen
@@ -212,8 +214,12 @@ async def test_help_lists_every_binding(live: Live) -> None:
     app = SwarmApp(live.client)
     async with app.run_test(size=(120, 60)) as pilot:
         await pilot.press("question_mark")
-        await until(lambda: len(app.screen_stack) == 2, what="the help screen")
-        text = text_of(app.screen)
+        await until(lambda: isinstance(app.screen, HelpScreen), what="the help screen")
+        assert isinstance(app.screen, HelpScreen)
+        console = Console(width=120, force_terminal=False)  # all of it, not what is in view
+        with console.capture() as out:
+            console.print(app.screen.body())
+        text = out.get()
         for b in for_help(SwarmApp.BINDINGS):  # the option numbers 1-9 are one row
             assert isinstance(b, Binding)
             assert f"{key_text(b.key)} " in text and b.description in text, b.id
