@@ -151,6 +151,13 @@ class TmuxServer:
     def pane(self, agent: str) -> str:
         return self.agent_windows()[agent].pane
 
+    def window_size(self, agent: str) -> str:
+        """The agent's window size as tmux has it: `COLSxROWS`."""
+        window = self.agent_windows()[agent].window
+        return self.run(
+            "display-message", "-p", "-t", window, "#{window_width}x#{window_height}"
+        ).stdout.strip()
+
     def capture(self, agent: str) -> str:
         return self.run("capture-pane", "-p", "-t", self.pane(agent)).stdout
 

@@ -14,16 +14,8 @@ import pytest
 
 from swarm_tui.agents.base import AgentState
 from swarm_tui.testing import FAST_MOCK_ARGS, async_holds, async_wait_until, shell_agent
-from swarm_tui.testing.sandbox import TmuxServer
 
 pytestmark = pytest.mark.integration
-
-
-def _size(server: TmuxServer, agent: str) -> str:
-    window = server.agent_windows()[agent].window
-    return server.run(
-        "display-message", "-p", "-t", window, "#{window_width}x#{window_height}"
-    ).stdout.strip()
 
 
 async def test_a_redraw_for_a_new_size_is_not_work(sandbox, start_fleet) -> None:
@@ -40,10 +32,10 @@ async def test_a_redraw_for_a_new_size_is_not_work(sandbox, start_fleet) -> None
     for w, h in ((70, 20), (100, 30), (60, 18)):
         run.fleet.set_sizes({"Ada": (w, h)})
         await async_wait_until(
-            lambda w=w, h=h: _size(fleet, "Ada") == f"{w}x{h}",
+            lambda w=w, h=h: fleet.window_size("Ada") == f"{w}x{h}",
             10,
             f"Ada's window at {w}x{h}",
-            lambda: _size(fleet, "Ada"),
+            lambda: fleet.window_size("Ada"),
         )
         # the engine has read the screen the mock drew for that width
         await async_wait_until(

@@ -20,13 +20,6 @@ from swarm_tui.testing.sandbox import TmuxServer
 pytestmark = pytest.mark.integration
 
 
-def _size(server: TmuxServer, agent: str) -> str:
-    window = server.agent_windows()[agent].window
-    return server.run(
-        "display-message", "-p", "-t", window, "#{window_width}x#{window_height}"
-    ).stdout.strip()
-
-
 def test_a_watchers_sizes_are_checked() -> None:
     assert tile_sizes({"Ada": [58, 21], "Bo": [0, 5], "Cy": [9999, 5], "Di": "x"}) == {
         "Ada": (58, 21)
@@ -41,16 +34,16 @@ async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet)
     run.fleet.listener = run.server.watchers
     await run.wait_states("idle")
     fleet = sandbox.tmux("sizes")
-    assert _size(fleet, "Ada") == "120x40" and _size(fleet, "Bo") == "120x40"
+    assert fleet.window_size("Ada") == "120x40" and fleet.window_size("Bo") == "120x40"
     view = FleetClient(paths.socket_path("sizes"), NullViewListener())
     await view.connect(visible=["Ada"])
     try:
         view.set_visible(["Ada"], {"Ada": (58, 21)})
         await async_wait_until(
-            lambda: _size(fleet, "Ada") == "58x21",
+            lambda: fleet.window_size("Ada") == "58x21",
             10,
             "Ada's window at its tile's size",
-            lambda: _size(fleet, "Ada"),
+            lambda: fleet.window_size("Ada"),
         )
         # the CLI drew for that room: its screen is 58 columns wide now
         await async_wait_until(
@@ -58,7 +51,7 @@ async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet)
             10,
             "Ada's screen laid out in 58 columns",
         )
-        assert _size(fleet, "Bo") == "120x40"  # shown nowhere: the default
+        assert fleet.window_size("Bo") == "120x40"  # shown nowhere: the default
         # a human attaches to Ada in a terminal of their own (100x30): theirs wins
         term = TmuxServer(f"term-sizes-{sandbox.home.name}", sandbox.env)
         sandbox._servers.append(term)
@@ -86,31 +79,31 @@ async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet)
             timeout=10,
         )
         await async_wait_until(
-            lambda: _size(fleet, "Ada") == "100x29",
+            lambda: fleet.window_size("Ada") == "100x29",
             10,
             "Ada's window at the human's terminal size (less tmux's status line)",
-            lambda: _size(fleet, "Ada"),
+            lambda: fleet.window_size("Ada"),
         )
         await asyncio.sleep(4)  # longer than a re-check: the sizer leaves it to the human
-        assert _size(fleet, "Ada") == "100x29"
+        assert fleet.window_size("Ada") == "100x29"
         term.run("resize-window", "-t", "t", "-x", "90", "-y", "33")  # they resize theirs
         await async_wait_until(
-            lambda: _size(fleet, "Ada") == "90x32",
+            lambda: fleet.window_size("Ada") == "90x32",
             10,
             "Ada's window following the human's terminal",
-            lambda: _size(fleet, "Ada"),
+            lambda: fleet.window_size("Ada"),
         )
         term.run("kill-server")  # the human's terminal goes: the tile's size again
         await async_wait_until(
-            lambda: _size(fleet, "Ada") == "58x21",
+            lambda: fleet.window_size("Ada") == "58x21",
             10,
             "Ada's window back at its tile's size",
-            lambda: _size(fleet, "Ada"),
+            lambda: fleet.window_size("Ada"),
         )
         # another page; Bo's tile is smaller than its CLI is read right in: the smallest
         # window it is (the tile shows the bottom-left of it)
         view.set_visible(["Bo"], {"Bo": (30, 9)})
-        both = lambda: (_size(fleet, "Ada"), _size(fleet, "Bo"))  # noqa: E731
+        both = lambda: (fleet.window_size("Ada"), fleet.window_size("Bo"))  # noqa: E731
         await async_wait_until(
             lambda: both() == ("120x40", "44x16"),
             10,
@@ -153,10 +146,10 @@ async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet)
             timeout=10,
         )
         await async_wait_until(
-            lambda: _size(fleet, "Bo") == "96x27",
+            lambda: fleet.window_size("Bo") == "96x27",
             10,
             "Bo's window at that human's size",
-            lambda: _size(fleet, "Bo"),
+            lambda: fleet.window_size("Bo"),
         )
     finally:
         await view.close()
