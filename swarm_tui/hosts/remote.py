@@ -39,7 +39,10 @@ PKG = Path(__file__).resolve().parent.parent
 # tmux is started by the shell, not from here: a Python reached through a shim (pyenv) has
 # the shim's PATH, which the agents' windows must not inherit.
 BOOT = """
-import json, os, runpy, subprocess, sys
+import sys
+if sys.version_info < (3, 8):  # before stdin is read: the shell then tries the configured one
+    sys.exit(86)
+import json, os, runpy, subprocess
 home = os.path.expanduser("~")
 print("SWARM-HOME " + home, flush=True)
 data = json.loads(sys.stdin.readline())  # one line: the rest of stdin is the relay's
@@ -227,7 +230,7 @@ class RemoteHost:
                 + (self._session_setup() if self.session_in_setup else "")
                 # after tmux: its server must not hold the channel's stderr (fd 3) open
                 + self._interpreter(top)
-                + f'}} 2>&1; exec 3>&2 2>&1; exec "$p" -c {shlex.quote(BOOT)} $made'
+                + f"}} 2>&1; exec 3>&2 2>&1; {self._boot()}"
             )
             relay.write(payload.encode() + b"\n")
             await relay.drain()
@@ -253,14 +256,37 @@ class RemoteHost:
 
     def _interpreter(self, top: str) -> str:
         """Shell: $p, the Python that runs BOOT: the interpreter the configured `python`
-        led to last time on this node (BOOT records it), when it still starts; else the
-        configured one. A pyenv or conda shim costs ~90 ms of the node's CPU per start,
-        the interpreter behind it ~15 (Ansible remembers a host's interpreter likewise)."""
+        led to last time on this node (BOOT records it), when it is still there; else, for
+        the default `python3`, the first python3 on PATH that is a program rather than a
+        script (a pyenv or asdf shim: ~90 ms of the node's CPU per start, the interpreter
+        behind it ~10 with -I -S; BOOT and the relay need only the standard library); else
+        the configured one. Ansible remembers a host's interpreter likewise."""
         python = shlex.quote(self.spec.python)
         memo = '"$HOME"/' + shlex.quote(f"{top}/{self._memo}")
-        return (
+        found = (
             f"w=; p=; {{ read -r w && read -r p; }} 2>/dev/null < {memo}; "
-            f'[ "$w" = {python} ] && [ -x "$p" ] && "$p" -c "" 2>/dev/null || p={python}; '
+            f'[ "$w" = {python} ] && [ -x "$p" ] || p=; '
+        )
+        if self.spec.python != "python3":
+            return found
+        return found + (
+            'if [ -z "$p" ]; then o=$IFS; IFS=:; for d in $PATH; do '
+            '[ -f "$d/python3" ] && [ -x "$d/python3" ] || continue; '
+            '[ "$(head -c 2 "$d/python3" 2>/dev/null)" = "#!" ] && continue; '
+            "p=$d/python3; break; done; IFS=$o; fi; "
+        )
+
+    def _boot(self) -> str:
+        """Shell: run BOOT with $p (isolated, no site: the standard library is all it needs,
+        and a site's .pth files cost a busy node more than the interpreter's start). If $p
+        is not there to start, or is older than 3.8, BOOT has read nothing yet: the
+        configured `python` runs it instead."""
+        python = shlex.quote(self.spec.python)
+        boot = shlex.quote(BOOT)
+        return (
+            f'[ -n "$p" ] || p={python}; "$p" -I -S -c {boot} $made || {{ s=$?; '
+            f'case $s in 86|126|127) [ "$p" = {python} ] || exec {python} -c {boot} $made;; esac; '
+            "exit $s; }"
         )
 
     def _check_setup(self, lines: list[str]) -> None:
