@@ -20,23 +20,27 @@ a login shell each) beyond the one that runs the relay:
                               control-mode client, reached by an SSH stream to the socket).
 Paths and arguments starting with "~/" are in the node's home.
 
+Threads, not asyncio: every node's set-up starts this file, and on a busy node importing
+asyncio (ssl, logging, concurrent.futures) cost more than the relay does all night.
+
 Usage: relay.py SOCKET TMUX_ARGV_JSON [OPTIONS_JSON]
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
 import socket
 import struct
+import subprocess
 import sys
+import threading
 from typing import Any
 
 MAX_REQUEST = 4 * 1024 * 1024  # as the engine's own socket
 REQUEST_WAIT = 10.0  # seconds a client has to send its request line
-MAX_OPEN = 256  # connections waiting for an answer at once
+MAX_OPEN = 256  # connections at once
 PANES = "#{pane_pid}|#{@swarm_agent}"
 
 
@@ -62,28 +66,50 @@ def ancestors(pid: int) -> list[int]:
     return chain
 
 
+def spawn(target: Any, *args: Any) -> None:
+    threading.Thread(target=target, args=args, daemon=True).start()
+
+
+class Answer:
+    """The engine's reply to one request, waited for by the client's thread."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()
+        self.text = ""
+
+
 class Relay:
     def __init__(self, path: str, tmux: list[str]):
         self.path, self.tmux = path, tmux
-        self.waiting: dict[int, asyncio.Future[str]] = {}
+        self.waiting: dict[int, Answer] = {}
         self.next_id = 0
+        self.open = 0  # connections being served
+        self.lock = threading.Lock()  # the counters, `waiting` and standard output
         self.out = sys.stdout.buffer
-        self.children: set[asyncio.Future[int]] = set()  # control clients, reaped as they end
 
-    async def agent_of(self, pid: int) -> str:
+    def emit(self, frame: dict[str, Any]) -> None:
+        data = json.dumps(frame).encode() + b"\n"
+        with self.lock:
+            try:
+                self.out.write(data)
+                self.out.flush()
+            except OSError:
+                pass  # the engine went: standard input ends too, and the relay with it
+
+    def agent_of(self, pid: int) -> str:
         """The agent whose pane `pid` descends from, or "" (not inside any agent's pane)."""
         if pid <= 0:
             return ""
-        proc = await asyncio.create_subprocess_exec(
-            *self.tmux,
-            "list-panes",
-            "-a",
-            "-F",
-            PANES,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-        out, _ = await proc.communicate()
+        try:
+            out = subprocess.run(
+                [*self.tmux, "list-panes", "-a", "-F", PANES],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                timeout=REQUEST_WAIT,
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            return ""
         panes = dict(
             ln.split("|", 1) for ln in out.decode(errors="replace").splitlines() if "|" in ln
         )
@@ -93,144 +119,154 @@ class Relay:
                 return name
         return ""
 
-    async def client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            if len(self.waiting) >= MAX_OPEN:
-                raise ValueError(f"the node's relay has {MAX_OPEN} requests open: try again")
+    def accept(self, listener: socket.socket) -> None:
+        """The fleet socket: a thread per connection, at most MAX_OPEN at once."""
+        while True:
             try:
-                line = await asyncio.wait_for(reader.readline(), REQUEST_WAIT)
-            except TimeoutError:
-                return
-            except (ValueError, asyncio.LimitOverrunError):
-                raise ValueError(f"the request is over {MAX_REQUEST} bytes") from None
+                conn, _ = listener.accept()
+            except OSError:
+                return  # closed: the relay is ending
+            with self.lock:
+                full = self.open >= MAX_OPEN
+                if not full:
+                    self.open += 1
+            if full:
+                refuse = {
+                    "ok": False,
+                    "error": f"the node's relay has {MAX_OPEN} requests open: try again",
+                }
+                try:
+                    conn.settimeout(1.0)
+                    conn.sendall(json.dumps(refuse).encode() + b"\n")
+                except OSError:
+                    pass
+                conn.close()
+                continue
+            spawn(self.client, conn)
+
+    def client(self, conn: socket.socket) -> None:
+        try:
+            conn.settimeout(REQUEST_WAIT)
+            with conn.makefile("rb") as stream:
+                line = stream.readline(MAX_REQUEST + 1)
+            if len(line) > MAX_REQUEST:
+                raise ValueError(f"the request is over {MAX_REQUEST} bytes")
             if not line.strip():
                 return
-            agent = await self.agent_of(peer_pid(writer.get_extra_info("socket")))
-            self.next_id += 1
-            rid = self.next_id
-            answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-            self.waiting[rid] = answer
+            agent = self.agent_of(peer_pid(conn))
+            answer = Answer()
+            with self.lock:
+                self.next_id += 1
+                rid = self.next_id
+                self.waiting[rid] = answer
             try:
-                frame = {"id": rid, "agent": agent, "line": line.decode("utf-8", "replace")}
-                self.out.write(json.dumps(frame).encode() + b"\n")
-                self.out.flush()
-                reply = await answer
+                self.emit({"id": rid, "agent": agent, "line": line.decode("utf-8", "replace")})
+                answer.ready.wait()  # the engine answers, or hangs up and the relay ends
             finally:
-                self.waiting.pop(rid, None)
-            writer.write(reply.encode() + b"\n")
-            await writer.drain()
+                with self.lock:
+                    self.waiting.pop(rid, None)
+            conn.settimeout(REQUEST_WAIT)
+            conn.sendall(answer.text.encode() + b"\n")
         except ValueError as exc:
-            writer.write(json.dumps({"ok": False, "error": str(exc)}).encode() + b"\n")
-        except (OSError, ConnectionError):
+            try:
+                conn.sendall(json.dumps({"ok": False, "error": str(exc)}).encode() + b"\n")
+            except OSError:
+                pass
+        except OSError:  # the client left, or sent nothing in time
             pass
         finally:
-            writer.close()
+            conn.close()
+            with self.lock:
+                self.open -= 1
 
-    def emit(self, frame: dict[str, Any]) -> None:
-        self.out.write(json.dumps(frame).encode() + b"\n")
-        self.out.flush()
-
-    async def gpus(self, argv: list[str], every: float) -> None:
+    def gpus(self, argv: list[str], every: float) -> None:
         """nvidia-smi's reading every `every` seconds, to the engine."""
         if not argv or shutil.which(argv[0]) is None:
             self.emit({"gpus": None})
             return
+        tick = threading.Event()  # never set: a timer
         while True:
             text = ""
             try:
-                proc = await asyncio.create_subprocess_exec(
-                    *argv,
-                    stdin=asyncio.subprocess.DEVNULL,
-                    stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.DEVNULL,
+                done = subprocess.run(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    timeout=10,
                 )
-                try:
-                    out, _ = await asyncio.wait_for(proc.communicate(), 10)
-                    text = out.decode(errors="replace") if proc.returncode == 0 else ""
-                except asyncio.TimeoutError:  # noqa: UP041 - a node may run Python < 3.11
-                    proc.kill()
-            except OSError:
+                text = done.stdout.decode(errors="replace") if done.returncode == 0 else ""
+            except (OSError, subprocess.SubprocessError):
                 pass
             self.emit({"gpus": text})
-            await asyncio.sleep(every)
+            tick.wait(every)
 
-    async def answers(self) -> None:
-        """Answers from the engine, until it hangs up."""
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=MAX_REQUEST)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        while line := await reader.readline():
-            try:
-                frame = json.loads(line)
-                answer = self.waiting.get(int(frame["id"]))
-            except (ValueError, KeyError, TypeError):
-                continue
-            if answer is not None and not answer.done():
-                answer.set_result(json.dumps(frame["reply"]))
-
-    async def controls(self, listener: socket.socket, argv: list[str]) -> None:
+    def controls(self, listener: socket.socket, argv: list[str]) -> None:
         """Each connection becomes a tmux control client's standard input and output."""
-        loop = asyncio.get_running_loop()
         while True:
-            conn, _ = await loop.sock_accept(listener)
             try:
-                conn.setblocking(True)
-                proc = await asyncio.create_subprocess_exec(
-                    *self.tmux,
-                    *argv,
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                proc = subprocess.Popen(
+                    [*self.tmux, *argv],
                     stdin=conn.fileno(),
                     stdout=conn.fileno(),
-                    stderr=asyncio.subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
                 )
-                reaped = asyncio.ensure_future(proc.wait())
-                self.children.add(reaped)
-                reaped.add_done_callback(self.children.discard)
+                spawn(proc.wait)  # reaped when it ends
             except OSError:
                 pass
             finally:
                 conn.close()  # tmux has it now
 
-    async def run(self, options: dict[str, Any]) -> None:
+    def answers(self) -> None:
+        """Answers from the engine, until it hangs up."""
+        for line in sys.stdin.buffer:
+            try:
+                frame = json.loads(line)
+                rid = int(frame["id"])
+                text = json.dumps(frame["reply"])
+            except (ValueError, KeyError, TypeError):
+                continue
+            with self.lock:
+                answer = self.waiting.get(rid)
+            if answer is not None and not answer.ready.is_set():
+                answer.text = text
+                answer.ready.set()
+
+    def run(self, options: dict[str, Any]) -> None:
+        control: dict[str, Any] = options.get("control") or {}
         old = os.umask(0o177)
         try:
-            server = await asyncio.start_unix_server(
-                self.client, fresh(self.path), limit=MAX_REQUEST
-            )
-            control: dict[str, Any] = options.get("control") or {}
-            listener = None
-            if control:
-                listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                listener.bind(fresh(home(control["path"])))
-                listener.listen(16)
-                listener.setblocking(False)
+            server = listen(fresh(self.path))
+            listener = listen(fresh(home(control["path"]))) if control else None
         finally:
             os.umask(old)
-        mine = [
-            (p, os.stat(p).st_ino)
-            for p in (self.path, *([home(control["path"])] if listener else []))
-        ]
+        mine = [(s.getsockname(), os.stat(s.getsockname()).st_ino) for s in (server, listener) if s]
         self.emit({"ready": True})
-        tasks = []
+        spawn(self.accept, server)
         if options.get("gpu"):
-            tasks.append(asyncio.ensure_future(self.gpus(options["gpu"], options["every"])))
+            spawn(self.gpus, options["gpu"], options["every"])
         if listener is not None:
-            tasks.append(
-                asyncio.ensure_future(self.controls(listener, [home(a) for a in control["argv"]]))
-            )
+            spawn(self.controls, listener, [home(a) for a in control["argv"]])
         try:
-            await self.answers()
+            self.answers()
         finally:
-            for task in tasks:
-                task.cancel()
-            server.close()
-            if listener is not None:
-                listener.close()
             for path, inode in mine:
                 try:  # a relay left over from a cut link must not remove its successor's
                     if os.stat(path).st_ino == inode:
                         os.unlink(path)
                 except OSError:
                     pass
+
+
+def listen(path: str) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(path)
+    sock.listen(socket.SOMAXCONN)  # a burst of agents asking at once waits, not refused
+    return sock
 
 
 def home(arg: str) -> str:
@@ -248,7 +284,7 @@ def main() -> None:
     # "~/...": the node's home (the engine learns it in the command that starts the relay)
     tmux = [home(a) for a in json.loads(sys.argv[2])]
     options = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
-    asyncio.run(Relay(home(sys.argv[1]), tmux).run(options))
+    Relay(home(sys.argv[1]), tmux).run(options)
 
 
 if __name__ == "__main__":
