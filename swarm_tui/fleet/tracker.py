@@ -1,7 +1,7 @@
 """An agent's state from its screen readings, its output times and its pane's life.
 
 A state must hold for a moment before it is shown, so one redraw never makes it flicker;
-idle needs the adapter's quiet time. The clock is passed in, so tests control time.
+idle after work needs the adapter's quiet time. The clock is passed in, so tests control time.
 """
 
 from __future__ import annotations
@@ -90,8 +90,12 @@ class StateTracker:
             return 0.0
         if wanted is not AgentState.IDLE:
             return SETTLE
-        # idle from quiet time alone has already waited idle_quiet; a screen's idle must hold
-        return 0.0 if self.reading.state is None else self.adapter.idle_quiet
+        if self.reading.state is None:
+            return 0.0  # idle from quiet time alone has already waited idle_quiet
+        # a screen's idle ends a turn once it has held the CLI's quiet time (between two
+        # steps of a turn the screen can look idle for a moment); a CLI that has not worked
+        # yet has no turn to end: its first prompt holds as long as any other state
+        return SETTLE if self.state is AgentState.STARTING else self.adapter.idle_quiet
 
     def _held_since(self, wanted: AgentState) -> float:
         """Since when the wanted state has held. A screen read after the pane's last output

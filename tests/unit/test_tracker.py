@@ -49,22 +49,36 @@ def test_starts_in_starting() -> None:
 
 
 # --------------------------------------------------------------------- starting -> idle
-def test_starting_to_idle_needs_the_idle_quiet_hold() -> None:
+def test_starting_to_idle_holds_as_any_state_does() -> None:
+    # the first prompt ends no turn: it holds SETTLE, not the quiet time that tells the end
+    # of a turn from a gap between its steps
     t = mock_tracker()
-    quiet = MockAdapter.idle_quiet
+    assert SETTLE < MockAdapter.idle_quiet
     t.screen(STARTING)
     assert not t.evaluate(T0 + 0.5)
     first_seen = T0 + 1.0
     t.output(first_seen - 0.01)  # the prompt is drawn, and read at once
     t.screen(IDLE_BOX)
     assert not t.evaluate(first_seen)
-    assert not t.evaluate(first_seen + quiet * 0.5)
-    assert not t.evaluate(first_seen + quiet - 0.02)
+    assert not t.evaluate(first_seen + SETTLE - 0.02)
     assert t.state is AgentState.STARTING
-    assert t.evaluate(first_seen + quiet + EPS)
+    assert t.evaluate(first_seen - 0.01 + SETTLE + EPS)
     assert shown(t) is AgentState.IDLE
-    assert t.since == first_seen + quiet + EPS
-    assert not t.evaluate(first_seen + quiet + 5)  # no change: no second report
+    assert not t.evaluate(first_seen + 5)  # no change: no second report
+
+
+def test_a_cli_that_worked_while_starting_needs_the_quiet_hold() -> None:
+    # busy at start (a first task from its command line, say): its prompt ends a turn
+    t = mock_tracker()
+    t.screen(BUSY)
+    t.evaluate(T0 + 0.1)
+    assert t.evaluate(T0 + 0.1 + SETTLE + EPS) and t.state is AgentState.WORKING
+    done = T0 + 3
+    t.output(done)
+    t.screen(IDLE_BOX)
+    assert not t.evaluate(done + SETTLE + 0.01)
+    assert not t.evaluate(done + MockAdapter.idle_quiet - 0.01)
+    assert t.evaluate(done + MockAdapter.idle_quiet + EPS)
 
 
 def test_an_idle_screen_read_late_has_held_since_the_last_output() -> None:
@@ -80,24 +94,22 @@ def test_an_idle_screen_read_late_has_held_since_the_last_output() -> None:
 def test_output_after_an_idle_reading_keeps_the_hold() -> None:
     # read idle, then the pane printed again (not yet read): the hold runs from the reading
     t = mock_tracker()
-    quiet = MockAdapter.idle_quiet
     t.output(T0 + 0.5)
     t.screen(IDLE_BOX)
-    assert not t.evaluate(T0 + 1.0)
-    t.output(T0 + 1.1)
-    assert not t.evaluate(T0 + 1.0 + quiet - 0.01)
-    assert t.next_deadline() == pytest.approx(T0 + 1.0 + quiet)
+    assert not t.evaluate(T0 + 0.6)
+    t.output(T0 + 0.7)
+    assert not t.evaluate(T0 + 0.6 + SETTLE - 0.01)
+    assert t.next_deadline() == pytest.approx(T0 + 0.6 + SETTLE)
 
 
 def test_a_muted_panes_late_idle_reading_still_holds() -> None:
     # a muted pane's output times are known only once a second: never taken as quiet
     t = mock_tracker()
-    quiet = MockAdapter.idle_quiet
     t.output(T0 + 1.0)
     t.streaming = True
     t.screen(IDLE_BOX)
     assert not t.evaluate(T0 + 2.5)
-    assert t.evaluate(T0 + 2.5 + quiet + EPS)
+    assert t.evaluate(T0 + 2.5 + SETTLE + EPS)
 
 
 def test_blank_screen_while_starting_stays_starting_for_box_readers() -> None:
@@ -281,8 +293,8 @@ def test_next_deadline() -> None:
     t.output(T0 + 0.2)  # the prompt drawn, read at once
     t.screen(IDLE_BOX)
     t.evaluate(T0 + 0.2)
-    assert t.next_deadline() == pytest.approx(T0 + 0.2 + MockAdapter.idle_quiet)
-    t.evaluate(T0 + 0.2 + MockAdapter.idle_quiet + EPS)
+    assert t.next_deadline() == pytest.approx(T0 + 0.2 + SETTLE)  # a first prompt's hold
+    t.evaluate(T0 + 0.2 + SETTLE + EPS)
     assert t.state is AgentState.IDLE
     assert t.next_deadline() is None  # idle, screen agrees: nothing to wait for
     t.screen(BUSY)
