@@ -75,7 +75,12 @@ class HostSpec(BaseModel):
         "the number; in a slurm entry, for the node's name (the default: the name itself).",
     )
     gpus: int = Field(0, ge=0, le=64, description="GPUs on the node (for pinning agents).")
-    python: str = Field("python3", description="Python 3 on the node, for the swarm client.")
+    python: str = Field(
+        "python3",
+        description="Python 3 on the node, for the swarm client. With the default, swarm's "
+        "node relay runs on the first python3 on PATH that is a program rather than a "
+        "shim (pyenv, asdf), 3.8 or newer.",
+    )
     tmux: str = Field("tmux", description="tmux on the node.")
     slurm: SlurmSpec | None = Field(
         None,

@@ -125,6 +125,7 @@ class ScreenReader:
         self._rounds: dict[str, asyncio.Task[None]] = {}  # hosts' rounds not answered yet
         self._late: set[str] = set()  # hosts whose round outlasted SLOW_ROUND
         self._failure: BaseException | None = None  # a round's bug, raised by the loop
+        self._runs = 0  # how often the loop was started (more than once: after failures)
         self.wake = Wake()
 
     def set_visible(self, names: set[str]) -> None:
@@ -290,7 +291,16 @@ class ScreenReader:
                 task.cancel()
 
     async def _loop(self) -> None:
+        # a start after a failure begins afresh: the failed round's agents were taken off
+        # the dirty set but never evaluated, and the plan it left (`_planned`) is stale, so
+        # doorbells compared with it would not wake the loop (it then slept until a deadline
+        # that was never set: every tile frozen)
         timeout: float | None = None
+        if self._runs:
+            self._failure, self._planned, timeout = None, None, 0.0
+            for agent in self._agents.values():
+                self.mark(agent)
+        self._runs += 1
         started = -math.inf  # when the last round began (monotonic)
         while True:
             try:  # asyncio.timeout: 3.11's wait_for can swallow a cancel
