@@ -22,11 +22,19 @@ from swarm_tui.fleet.agent import Agent
 from swarm_tui.fleet.link import HostLink
 from swarm_tui.fleet.ports import LinkOwner
 from swarm_tui.fleet.screens import ScreenReader
-from swarm_tui.fleet.sizes import WindowSizer
+from swarm_tui.fleet.sizes import HUMAN_MOVES, WindowSizer
 from swarm_tui.hosts.base import Host, LaunchContext
 from swarm_tui.tmux.client import ControlClient, TmuxCommandError
 from swarm_tui.tmux.commands import quote
-from swarm_tui.tmux.protocol import Event, Exit, Output, Pause, SubscriptionChanged, WindowClose
+from swarm_tui.tmux.protocol import (
+    Event,
+    Exit,
+    Notification,
+    Output,
+    Pause,
+    SubscriptionChanged,
+    WindowClose,
+)
 
 BACKOFF_MAX = 5.0  # seconds: reconnects try at least this often
 DEAD_SUB = "swarm-dead"
@@ -248,6 +256,8 @@ class HostLinks:
             elif event.name == DEAD_SUB:
                 agent.tracker.pane_died(event.value.strip() == "1")
                 screens.mark(agent)
+        elif isinstance(event, Notification) and event.name in HUMAN_MOVES:
+            self._sizer.human_moved()
         elif isinstance(event, WindowClose):
             for agent in list(link.by_pane.values()):
                 if agent.window == event.window:

@@ -13,6 +13,7 @@ import pytest
 
 from swarm_tui import paths
 from swarm_tui.fleet.server import tile_sizes
+from swarm_tui.fleet.sizes import RECHECK
 from swarm_tui.protocol.client import FleetClient, NullViewListener
 from swarm_tui.testing import async_wait_until, mock_agent
 from swarm_tui.testing.sandbox import TmuxServer
@@ -84,7 +85,7 @@ async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet)
             "Ada's window at the human's terminal size (less tmux's status line)",
             lambda: fleet.window_size("Ada"),
         )
-        await asyncio.sleep(4)  # longer than a re-check: the sizer leaves it to the human
+        await asyncio.sleep(4)  # a while: the sizer leaves it to the human
         assert fleet.window_size("Ada") == "100x29"
         term.run("resize-window", "-t", "t", "-x", "90", "-y", "33")  # they resize theirs
         await async_wait_until(
@@ -112,6 +113,7 @@ async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet)
         )
         # a human who attaches with tmux itself (not through swarm) is found by looking
         window = fleet.agent_windows()["Bo"].window
+        ada_window = fleet.agent_windows()["Ada"].window
         plain = [
             "tmux",
             "-L",
@@ -150,6 +152,21 @@ async def test_windows_follow_their_tiles_and_a_human_wins(sandbox, start_fleet)
             10,
             "Bo's window at that human's size",
             lambda: fleet.window_size("Bo"),
+        )
+        # they go to Ada's window: tmux says so, Ada's is theirs and Bo's its tile's again
+        # (well before the sizer's backstop look: RECHECK is far longer than this wait)
+        assert RECHECK > 20
+        subprocess.run(
+            ["tmux", "-L", fleet.socket_name, "select-window", "-t", ada_window],
+            env=sandbox.env,
+            check=True,
+            timeout=10,
+        )
+        await async_wait_until(
+            lambda: both() == ("96x27", "44x16"),
+            10,
+            "Ada's window at the human's size, Bo's at its tile's",
+            lambda: both(),
         )
     finally:
         await view.close()
