@@ -41,6 +41,7 @@ from typing import Any
 MAX_REQUEST = 4 * 1024 * 1024  # as the engine's own socket
 REQUEST_WAIT = 10.0  # seconds a client has to send its request line
 MAX_OPEN = 256  # connections at once
+LOOK_EVERY = 1.0  # seconds between looks at whether a client still waits for its answer
 PANES = "#{pane_pid}|#{@swarm_agent}"
 
 
@@ -64,6 +65,16 @@ def ancestors(pid: int) -> list[int]:
             break
         pid = int(stat[stat.rindex(")") + 2 :].split()[1])
     return chain
+
+
+def hung_up(conn: socket.socket) -> bool:
+    """The client closed its end of the connection."""
+    try:
+        return conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
 
 
 def spawn(target: Any, *args: Any) -> None:
@@ -161,7 +172,11 @@ class Relay:
                 self.waiting[rid] = answer
             try:
                 self.emit({"id": rid, "agent": agent, "line": line.decode("utf-8", "replace")})
-                answer.ready.wait()  # the engine answers, or hangs up and the relay ends
+                # the engine answers, or hangs up and the relay ends; a client that gave
+                # up waiting frees its place (else each one held it for the whole night)
+                while not answer.ready.wait(LOOK_EVERY):
+                    if hung_up(conn):
+                        return
             finally:
                 with self.lock:
                     self.waiting.pop(rid, None)

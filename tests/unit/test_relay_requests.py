@@ -125,6 +125,30 @@ def test_past_its_bound_the_relay_says_so_and_serves_again_after(relay: Running)
     assert answer_of(sock) == {"ok": True}
 
 
+def test_clients_that_give_up_waiting_free_their_places(relay: Running) -> None:
+    gave_up = [ask(relay.path, f'{{"op": "slow-{i}"}}\n'.encode()) for i in range(MAX_OPEN)]
+    for _ in gave_up:
+        relay.frame()  # every one of them is with the engine, none answered yet
+    for sock in gave_up:
+        sock.close()  # (a client's own deadline passed)
+    deadline = time.monotonic() + 20
+    while True:  # within a look or two the relay takes requests again
+        try:
+            sock = ask(relay.path, b'{"op": "later"}\n')
+        except BrokenPipeError:  # refused and closed before the request was written
+            assert time.monotonic() < deadline, "still refused: the ones who left hold it up"
+            continue
+        try:
+            frame = relay.frames.get(timeout=0.5)
+            break
+        except queue.Empty:
+            assert time.monotonic() < deadline, "still refused: the ones who left hold it up"
+            sock.close()
+    assert json.loads(frame["line"]) == {"op": "later"}
+    relay.reply(frame, {"ok": True})
+    assert answer_of(sock) == {"ok": True}
+
+
 def test_a_silent_client_holds_nothing_up(relay: Running) -> None:
     quiet = ask(relay.path, b"")  # connected, never asks
     try:
