@@ -4,9 +4,8 @@ shows goes back to the default size. A window a human is looking at (an attached
 not swarm's control client) is left to tmux, so the human's terminal decides its size until
 they detach. Humans are looked for when tmux says a client attached, detached or changed
 windows (`human_moved`), when a window handed over stops waiting for its human, and every
-RECHECK seconds besides: never only on an event. (Looking every few seconds instead asked
-every host's tmux about its clients all night: at 16 hosts, a quarter of the engine's CPU at
-rest.)
+RECHECK seconds besides: never only on an event. (A look every few seconds was up to that
+late for a human, and asked every host's tmux about its clients all night.)
 
 Sizes come from the views (the latest view to say an agent's size wins); changes are
 debounced, so a terminal being dragged to a new size is one resize per window."""
