@@ -98,6 +98,8 @@ class WindowSizer:
         now = time.monotonic()
         for agent in mine:
             key = (agent.name, agent.window)
+            if agent.window in watched:
+                self._handed.pop(key, None)  # they came: when they leave, it is the tile's
             if agent.window in watched or now < self._handed.get(key, 0.0):
                 if self._applied.get(key, DEFAULT) is not None:
                     commands.append(_to_human(agent.window))
