@@ -61,9 +61,8 @@ class WindowSizer:
         """Seconds until the next look by itself: RECHECK, or sooner when a window handed
         to a human that has not shown up stops waiting for them."""
         now = time.monotonic()
-        waiting = [t for t in self._handed.values() if t > now]
         self._handed = {k: t for k, t in self._handed.items() if t > now}
-        return min([RECHECK] + [t - now + 0.05 for t in waiting])
+        return min([RECHECK] + [t - now + 0.05 for t in self._handed.values()])
 
     async def run(self) -> None:
         while True:

@@ -9,6 +9,7 @@ import pytest
 
 from swarm_tui.fleet import engine, link
 from swarm_tui.testing import async_wait_until, mock_agent
+from swarm_tui.testing.gpus import fake_nvidia_smi
 
 pytestmark = pytest.mark.integration
 
@@ -21,11 +22,7 @@ printf '0, 97, 61000, 81920\\n1, 3, 1024, 81920\\n'
 async def test_failing_gpu_readings_are_restarted_and_said(
     sandbox, start_fleet, monkeypatch, tmp_path
 ) -> None:
-    bindir = tmp_path / "fakebin"
-    bindir.mkdir()
-    smi = bindir / "nvidia-smi"
-    smi.write_text(FAKE_SMI)
-    smi.chmod(0o755)
+    bindir = fake_nvidia_smi(tmp_path, FAKE_SMI)
     monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
     monkeypatch.setattr(engine, "GPU_INTERVAL", 0.2)
     parse = link.parse_gpus

@@ -12,6 +12,7 @@ import pytest
 from swarm_tui.config.layout import load_layout
 from swarm_tui.fleet.engine import Fleet
 from swarm_tui.fleet.store import Store
+from swarm_tui.testing.gpus import fake_nvidia_smi
 from swarm_tui.testing.ssh_server import SSHCluster
 from swarm_tui.ui.sidebar import gpu_summary
 from tests.ssh.test_bad_hosts import two_node_layout
@@ -56,11 +57,7 @@ async def test_doctor_reports_each_host_on_one_line(
 async def test_gpu_utilisation_and_memory_per_node(
     cluster: SSHCluster, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bindir = tmp_path / "fakebin"
-    bindir.mkdir()
-    smi = bindir / "nvidia-smi"
-    smi.write_text(FAKE_SMI)
-    smi.chmod(0o755)
+    bindir = fake_nvidia_smi(tmp_path, FAKE_SMI)
     monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")  # the nodes' commands see it
     await cluster.add("good")
     await cluster.add("bad")
